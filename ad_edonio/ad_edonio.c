@@ -1,0 +1,39 @@
+/*
+ * edonio: the operations table that registers the driver with ROMIO.
+ *
+ * Entries that edonio does not override use ROMIO's generic code, which reaches the file system
+ * only through edonio's ReadContig and WriteContig, so every byte passes edonio's accounting.
+ */
+#include "ad_edonio.h"
+#include "adioi.h"
+
+struct ADIOI_Fns_struct ADIO_EDONIO_operations = {
+    ADIOI_EDONIO_Open,          /* Open */
+    ADIOI_EDONIO_OpenColl,      /* OpenColl */
+    ADIOI_EDONIO_ReadContig,    /* ReadContig */
+    ADIOI_EDONIO_WriteContig,   /* WriteContig */
+    ADIOI_GEN_ReadStridedColl,  /* ReadStridedColl */
+    ADIOI_GEN_WriteStridedColl, /* WriteStridedColl */
+    ADIOI_GEN_SeekIndividual,   /* SeekIndividual */
+    ADIOI_GEN_Fcntl,            /* Fcntl */
+    ADIOI_EDONIO_SetInfo,       /* SetInfo */
+    ADIOI_GEN_ReadStrided,      /* ReadStrided */
+    ADIOI_GEN_WriteStrided,     /* WriteStrided */
+    ADIOI_EDONIO_Close,         /* Close */
+    ADIOI_FAKE_IreadContig,     /* IreadContig: completes at once, through ReadContig */
+    ADIOI_FAKE_IwriteContig,    /* IwriteContig: completes at once, through WriteContig */
+    ADIOI_FAKE_IODone,          /* ReadDone */
+    ADIOI_FAKE_IODone,          /* WriteDone */
+    ADIOI_FAKE_IOComplete,      /* ReadComplete */
+    ADIOI_FAKE_IOComplete,      /* WriteComplete */
+    ADIOI_FAKE_IreadStrided,    /* IreadStrided */
+    ADIOI_FAKE_IwriteStrided,   /* IwriteStrided */
+    ADIOI_GEN_Flush,            /* Flush */
+    ADIOI_GEN_Resize,           /* Resize */
+    ADIOI_GEN_Delete,           /* Delete */
+    ADIOI_EDONIO_Feature,       /* Feature */
+    "EDONIO: block cache in the aggregate memory of the processes",
+    ADIOI_GEN_IreadStridedColl,  /* IreadStridedColl */
+    ADIOI_GEN_IwriteStridedColl, /* IwriteStridedColl */
+    ADIOI_GEN_SetLock            /* SetLock */
+};

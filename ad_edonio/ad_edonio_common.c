@@ -1,0 +1,47 @@
+/*
+ * edonio: errors. One translator from errno to MPI error codes, and the agreement that makes every
+ * process of a collective call report the same outcome.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ad_edonio.h"
+#include "adioi.h"
+#include "glue.h"
+
+int ADIOI_EDONIO_Err(const char *myname, const char *filename, int my_errno)
+{
+    /* ROMIO's translator knows the MPI error class of each errno and names the file. */
+    return ADIOI_Err_create_code(myname, filename, my_errno);
+}
+
+/*
+ * Collective: if any process failed, every process returns an error of the class of the failure
+ * on the lowest failing rank, with its message; a process that failed keeps its own code.
+ */
+void ADIOI_EDONIO_Agree(MPI_Comm comm, int *error_code)
+{
+    struct {
+        int error_class;
+        char text[MPI_MAX_ERROR_STRING];
+    } failure;
+    int rank, nprocs, mine, first, len = 0;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    mine = *error_code == MPI_SUCCESS ? nprocs : rank;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == nprocs)
+        return;
+    if (rank == first) {
+        MPI_Error_class(*error_code, &failure.error_class);
+        MPI_Error_string(*error_code, failure.text, &len);
+        failure.text[len] = '\0';
+    }
+    MPI_Bcast(&failure, sizeof(failure), MPI_BYTE, first, comm);
+    if (*error_code == MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING + 64];
+        snprintf(text, sizeof(text), "failed on process %d: %s", first, failure.text);
+        *error_code = edonio_error_code(failure.error_class, text);
+    }
+}

@@ -1,0 +1,32 @@
+/*
+ * edonio: the MPI_ names of the error-handler calls in errhandler.c call its PMPI_ ones, as in
+ * any MPI library, so a tool that intercepts MPI_ calls still sees them and can reach PMPI_.
+ *
+ * Kept apart from errhandler.c because ROMIO's headers rename MPI_ calls to PMPI_ ones.
+ */
+#include <mpi.h>
+
+int MPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return PMPI_File_create_errhandler(fn, errhandler);
+}
+
+int MPI_File_set_errhandler(MPI_File fh, MPI_Errhandler errhandler)
+{
+    return PMPI_File_set_errhandler(fh, errhandler);
+}
+
+int MPI_File_get_errhandler(MPI_File fh, MPI_Errhandler *errhandler)
+{
+    return PMPI_File_get_errhandler(fh, errhandler);
+}
+
+int MPI_File_call_errhandler(MPI_File fh, int errorcode)
+{
+    return PMPI_File_call_errhandler(fh, errorcode);
+}
+
+int MPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    return PMPI_Errhandler_free(errhandler);
+}

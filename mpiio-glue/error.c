@@ -1,0 +1,145 @@
+/*
+ * edonio: MPI error codes for ROMIO, made with the public MPI API.
+ *
+ * ROMIO reports a failure through MPIO_Err_create_code(class, message key, details...). Inside
+ * MPICH that makes an error code that carries the message; here, edonio makes a dynamic error
+ * code of the right class (MPI_Add_error_code) and attaches the readable message to it
+ * (MPI_Add_error_string), so MPI_Error_class gives the class and MPI_Error_string says what failed
+ * and on which file. Codes are recycled from a small ring per class, since the MPI library holds
+ * only so many dynamic codes; a message stays readable until its class has failed RING_SIZE more
+ * times.
+ *
+ * Not thread-safe: like ROMIO outside MPICH, edonio expects MPI_THREAD_SINGLE, FUNNELED or
+ * SERIALIZED use of MPI-IO.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "adio.h"
+#include "adio_extern.h"
+#include "glue.h"
+
+enum {
+    RING_SIZE = 16,    /* dynamic codes kept per error class */
+    MAX_CLASSES = 128, /* error classes above this get no ring of their own */
+};
+
+struct code_ring {
+    int codes[RING_SIZE];
+    int used; /* codes allocated so far */
+    int next; /* next slot to reuse */
+};
+
+static struct code_ring rings[MAX_CLASSES];
+
+/* Format "<fcname>: <text>[: <details>]" from ROMIO's "**key details-format". */
+static void format_message(char *buf, size_t len, const char fcname[], const char *fmt,
+                           va_list args, int has_args)
+{
+    const char *key = fmt, *text;
+    size_t keylen = 0, n;
+    char details[512] = "";
+
+    if (strncmp(fmt, "**", 2) == 0) {
+        key = fmt + 2;
+        keylen = strcspn(key, " ");
+        fmt = key + keylen;
+    }
+    text = edonio_message_text(key, keylen);
+    if (has_args)
+        vsnprintf(details, sizeof(details), fmt, args);
+    else
+        snprintf(details, sizeof(details), "%s", fmt);
+    n = strspn(details, " ");
+    if (text == NULL)
+        snprintf(buf, len, "%s: %.*s%s%s", fcname, (int)keylen, key, details[n] ? ": " : "",
+                 details + n);
+    else
+        snprintf(buf, len, "%s: %s%s%s", fcname, text, details[n] ? ": " : "", details + n);
+}
+
+/* A dynamic error code of this class carrying this message. */
+static int code_with_message(int error_class, const char *message)
+{
+    struct code_ring *ring;
+    int code;
+
+    if (error_class < 0 || error_class >= MAX_CLASSES)
+        return error_class;
+    ring = &rings[error_class];
+    if (ring->used < RING_SIZE) {
+        if (MPI_Add_error_code(error_class, &code) != MPI_SUCCESS)
+            return error_class;
+        ring->codes[ring->used++] = code;
+    } else {
+        code = ring->codes[ring->next];
+        ring->next = (ring->next + 1) % RING_SIZE;
+    }
+    if (MPI_Add_error_string(code, message) != MPI_SUCCESS)
+        return error_class;
+    return code;
+}
+
+int edonio_error_code(int error_class, const char *text)
+{
+    char message[MPI_MAX_ERROR_STRING];
+
+    snprintf(message, sizeof(message), "%s", text);
+    return code_with_message(error_class, message);
+}
+
+int MPIO_Err_create_code(int lastcode, int fatal, const char fcname[], int line, int error_class,
+                         const char generic_msg[], const char specific_msg[], ...)
+{
+    char message[MPI_MAX_ERROR_STRING];
+    va_list args;
+
+    (void)lastcode;
+    (void)fatal;
+    (void)line;
+    va_start(args, specific_msg);
+    if (specific_msg != NULL)
+        format_message(message, sizeof(message), fcname, specific_msg, args, 1);
+    else
+        format_message(message, sizeof(message), fcname, generic_msg ? generic_msg : "**io", args,
+                       0);
+    va_end(args);
+    return code_with_message(error_class, message);
+}
+
+/* Errors are fatal: say what failed, then abort the file's processes. */
+static void abort_on_error(MPI_Comm comm, int error_code)
+{
+    char message[MPI_MAX_ERROR_STRING];
+    int len = 0;
+
+    if (MPI_Error_string(error_code, message, &len) != MPI_SUCCESS)
+        snprintf(message, sizeof(message), "error code %d", error_code);
+    fprintf(stderr, "edonio: fatal I/O error: %s\n", message);
+    fflush(stderr);
+    MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, 1);
+}
+
+int MPIO_Err_return_file(MPI_File mpi_fh, int error_code)
+{
+    MPI_Errhandler eh = ADIOI_DFLT_ERR_HANDLER;
+    MPI_Comm comm = MPI_COMM_WORLD;
+
+    if (mpi_fh != MPI_FILE_NULL) {
+        ADIO_File fh = MPIO_File_resolve(mpi_fh);
+        eh = fh->err_handler;
+        comm = fh->comm;
+    }
+    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
+        abort_on_error(comm, error_code);
+    else if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRHANDLER_NULL)
+        edonio_errhandler_invoke(mpi_fh, eh, &error_code);
+    return error_code;
+}
+
+int MPIO_Err_return_comm(MPI_Comm mpi_comm, int error_code)
+{
+    MPI_Comm_call_errhandler(mpi_comm, error_code);
+    return error_code;
+}
