@@ -2,18 +2,25 @@
  * edonio: MPI error codes for ROMIO, made with the public MPI API.
  *
  * ROMIO reports a failure through MPIO_Err_create_code(class, message key, details...). Inside
- * MPICH that makes an error code that carries the message; here, edonio makes a dynamic error
- * code of the right class (MPI_Add_error_code) and attaches the readable message to it
- * (MPI_Add_error_string), so MPI_Error_class gives the class and MPI_Error_string says what failed
- * and on which file. Codes are recycled from a small ring per class, since the MPI library holds
- * only so many dynamic codes; a message stays readable until its class has failed RING_SIZE more
- * times.
+ * MPICH that makes an error code that carries the message. Here edonio makes a dynamic error code
+ * of the right class (MPI_Add_error_code), so MPI_Error_class gives the class, and keeps the
+ * readable message, which says what failed and on which file, for MPI_Error_string.
+ *
+ * MPI_Add_error_string would be the standard way to attach the message, but MPICH 4.0.2 encodes
+ * codes added to a predefined class so that its MPI_Error_string decodes them as internal codes
+ * and prints unrelated text. So edonio also answers MPI_Error_string for its own codes and passes
+ * every other code to the host MPI.
+ *
+ * Codes are recycled from a small ring per class, since the MPI library holds only so many
+ * dynamic codes; a message stays readable until its class has failed RING_SIZE more times.
  *
  * Not thread-safe: like ROMIO outside MPICH, edonio expects MPI_THREAD_SINGLE, FUNNELED or
  * SERIALIZED use of MPI-IO.
  */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adio.h"
@@ -27,8 +34,9 @@ enum {
 
 struct code_ring {
     int codes[RING_SIZE];
-    int used; /* codes allocated so far */
-    int next; /* next slot to reuse */
+    char *texts[RING_SIZE]; /* the message of each code */
+    int used;               /* codes allocated so far */
+    int next;               /* next slot to reuse */
 };
 
 static struct code_ring rings[MAX_CLASSES];
@@ -63,22 +71,53 @@ static void format_message(char *buf, size_t len, const char fcname[], const cha
 static int code_with_message(int error_class, const char *message)
 {
     struct code_ring *ring;
-    int code;
+    int slot;
 
     if (error_class < 0 || error_class >= MAX_CLASSES)
         return error_class;
     ring = &rings[error_class];
     if (ring->used < RING_SIZE) {
-        if (MPI_Add_error_code(error_class, &code) != MPI_SUCCESS)
+        slot = ring->used;
+        ring->texts[slot] = malloc(MPI_MAX_ERROR_STRING);
+        if (ring->texts[slot] == NULL ||
+            MPI_Add_error_code(error_class, &ring->codes[slot]) != MPI_SUCCESS) {
+            free(ring->texts[slot]);
             return error_class;
-        ring->codes[ring->used++] = code;
+        }
+        ring->used++;
     } else {
-        code = ring->codes[ring->next];
+        slot = ring->next;
         ring->next = (ring->next + 1) % RING_SIZE;
     }
-    if (MPI_Add_error_string(code, message) != MPI_SUCCESS)
-        return error_class;
-    return code;
+    snprintf(ring->texts[slot], MPI_MAX_ERROR_STRING, "%s", message);
+    MPI_Add_error_string(ring->codes[slot], message);
+    return ring->codes[slot];
+}
+
+/* The message of one of edonio's codes, or NULL. */
+static const char *message_of(int code)
+{
+    for (int c = 0; c < MAX_CLASSES; c++)
+        for (int i = 0; i < rings[c].used; i++)
+            if (rings[c].codes[i] == code)
+                return rings[c].texts[i];
+    return NULL;
+}
+
+typedef int host_error_string_fn(int, char *, int *);
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    const char *text = message_of(errorcode);
+    host_error_string_fn *host;
+
+    if (text != NULL) {
+        snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
+        *resultlen = (int)strlen(string);
+        return MPI_SUCCESS;
+    }
+    host = (host_error_string_fn *)dlsym(RTLD_NEXT, "PMPI_Error_string");
+    return host ? host(errorcode, string, resultlen) : MPI_ERR_INTERN;
 }
 
 int edonio_error_code(int error_class, const char *text)

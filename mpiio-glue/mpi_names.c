@@ -1,5 +1,5 @@
 /*
- * edonio: the MPI_ names of the error-handler calls in errhandler.c call its PMPI_ ones, as in
+ * edonio: the MPI_ names of the error calls in errhandler.c and error.c call their PMPI_ ones, as in
  * any MPI library, so a tool that intercepts MPI_ calls still sees them and can reach PMPI_.
  *
  * Kept apart from errhandler.c because ROMIO's headers rename MPI_ calls to PMPI_ ones.
@@ -29,4 +29,9 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     return PMPI_Errhandler_free(errhandler);
+}
+
+int MPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    return PMPI_Error_string(errorcode, string, resultlen);
 }

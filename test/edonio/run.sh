@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# edonio's own tests of the drop-in library: the test programs are built with the stock mpicc
+# against the stock libmpich (as any user's program is) and reach edonio through LD_PRELOAD, the
+# edonio: prefix, the edonio-run launcher, or by linking -ledonio before -lmpich.
+#
+#   test/edonio/run.sh --builddir DIR [--workdir DIR]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+builddir=""
+work=""
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --builddir) builddir=$2; shift 2 ;;
+        --workdir) work=$2; shift 2 ;;
+        *) echo "usage: $0 --builddir DIR [--workdir DIR]" >&2; exit 2 ;;
+    esac
+done
+lib="$builddir/.libs/libedonio.so"
+[ -f "$lib" ] || { echo "no $lib: build edonio first" >&2; exit 2; }
+work=${work:-$(mktemp -d)}
+bin="$work/bin"
+data="$work/data"
+mkdir -p "$bin" "$data"
+
+build() {
+    local cflags="-std=c11 -O1 -g -Wall -Wextra -Werror"
+    for t in t_driver t_errors t_types; do
+        mpicc $cflags -o "$bin/$t" "$here/$t.c"
+    done
+    mpifort -O1 -g -o "$bin/t_fortran" "$here/t_fortran.f90"
+    # The link-order way: -ledonio before the -lmpich that mpicc adds.
+    mpicc $cflags -o "$bin/t_driver_linked" "$here/t_driver.c" -L"$builddir/.libs" -ledonio
+}
+
+# Preloaded, with the file system forced or chosen by prefix.
+pre=(LD_PRELOAD="$lib")
+force_edonio=("${pre[@]}" ROMIO_FSTYPE_FORCE=edonio:)
+force_ufs=("${pre[@]}" ROMIO_FSTYPE_FORCE=ufs:)
+
+test_driver() {
+    local np
+    for np in 1 2 3 4; do
+        run_mpi "edonio/driver-preload-force np=$np" "$work/driver-force-$np.log" "$np" \
+            "${force_edonio[@]}" -- "$bin/t_driver" "$data/force-$np" edonio
+    done
+    run_mpi "edonio/driver-prefix np=4" "$work/driver-prefix.log" 4 "${pre[@]}" -- \
+        "$bin/t_driver" "edonio:$data/prefix" edonio
+    run_mpi "edonio/driver-ufs-beside np=4" "$work/driver-ufs.log" 4 "${force_ufs[@]}" -- \
+        "$bin/t_driver" "$data/ufs" ufs
+    run_mpi "edonio/driver-stock-mpich np=2" "$work/driver-stock.log" 2 X=1 -- \
+        "$bin/t_driver" "$data/stock" ufs
+    run_mpi "edonio/driver-linked np=4" "$work/driver-linked.log" 4 \
+        LD_LIBRARY_PATH="$builddir/.libs" ROMIO_FSTYPE_FORCE=edonio: -- \
+        "$bin/t_driver_linked" "$data/linked" edonio
+    run_mpi "edonio/driver-edonio-run np=2" "$work/driver-run.log" 2 EDONIO_LIB="$lib" -- \
+        "$builddir/scripts/edonio-run" "$bin/t_driver" "$data/launcher" edonio
+    # Two simulated nodes: MPICH splits the ranks into cliques and uses its network path.
+    run_mpi "edonio/driver-2-nodes np=4" "$work/driver-nodes.log" 4 "${force_edonio[@]}" \
+        MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_NOLOCAL=1 -- "$bin/t_driver" "$data/nodes" edonio
+}
+
+test_errors() {
+    local fs
+    for fs in edonio ufs; do
+        mkdir -p "$data/errors-$fs"
+        run_mpi "edonio/errors fs=$fs np=3" "$work/errors-$fs.log" 3 "${pre[@]}" \
+            ROMIO_FSTYPE_FORCE=$fs: -- "$bin/t_errors" "$data/errors-$fs"
+    done
+}
+
+test_types() {
+    local np
+    for np in 1 2; do
+        run_mpi "edonio/types np=$np" "$work/types-$np.log" "$np" "${force_edonio[@]}" -- \
+            "$bin/t_types" "$data/types-$np"
+    done
+}
+
+test_fortran() {
+    run_mpi "edonio/fortran fs=edonio np=2" "$work/fortran-edonio.log" 2 "${force_edonio[@]}" -- \
+        "$bin/t_fortran" "$data/fortran-edonio" edonio
+    run_mpi "edonio/fortran fs=ufs np=2" "$work/fortran-ufs.log" 2 "${force_ufs[@]}" -- \
+        "$bin/t_fortran" "$data/fortran-ufs" ufs
+}
+
+# The library exports every MPI-IO call the host MPI does, and nothing of ROMIO or MPL.
+test_symbols() {
+    local host ours missing leaked
+    host=$(mpicc -print-file-name=libmpich.so 2>/dev/null)
+    [ -f "$host" ] || host=$(ldconfig -p | awk '/libmpich.so.12 /{print $NF; exit}')
+    ours=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort -u)
+    missing=$(nm -D --defined-only "$host" | awk '{print $3}' |
+        grep -E '^P?MPI_(File_|Register_datarep)' | sort -u | comm -23 - <(echo "$ours"))
+    leaked=$(echo "$ours" | grep -E '^(ADIOI_|ADIO_|MPL_|MPIO_|MPIR_|MPIU_)' || true)
+    if [ -n "$missing" ]; then
+        fail "edonio/symbols" "missing: $(echo $missing | cut -c1-150)"
+    elif [ -n "$leaked" ]; then
+        fail "edonio/symbols" "internals exported: $(echo $leaked | cut -c1-150)"
+    else
+        pass "edonio/symbols"
+    fi
+}
+
+build
+test_symbols
+test_driver
+test_errors
+test_types
+test_fortran
+summary

@@ -1,0 +1,58 @@
+! edonio test: a Fortran program's MPI-IO reaches edonio too (MPICH's Fortran bindings call the
+! C MPI_File_* functions that libedonio.so provides).
+!
+!   t_fortran FILE edonio|ufs
+program t_fortran
+    use mpi
+    implicit none
+    integer, parameter :: n = 1000
+    integer :: ierr, rank, nprocs, fh, info, i, errors, total
+    integer :: buf(n), back(n)
+    integer(kind=MPI_OFFSET_KIND) :: off
+    character(len=256) :: fname, expect
+    character(len=MPI_MAX_INFO_VAL) :: value
+    logical :: flag
+
+    call MPI_Init(ierr)
+    call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+    call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+    call get_command_argument(1, fname)
+    call get_command_argument(2, expect)
+    errors = 0
+
+    call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE + MPI_MODE_RDWR, MPI_INFO_NULL, &
+                       fh, ierr)
+    if (ierr /= MPI_SUCCESS) then
+        print *, 'open failed'
+        call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+    end if
+    do i = 1, n
+        buf(i) = rank * n + i
+    end do
+    off = int(rank, MPI_OFFSET_KIND) * n * 4
+    call MPI_File_write_at_all(fh, off, buf, n, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call MPI_File_read_at_all(fh, off, back, n, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    do i = 1, n
+        if (back(i) /= buf(i)) errors = errors + 1
+    end do
+
+    call MPI_File_get_info(fh, info, ierr)
+    call MPI_Info_get(info, 'romio_edonio_version', MPI_MAX_INFO_VAL, value, flag, ierr)
+    if (flag .neqv. (trim(expect) == 'edonio')) then
+        print *, 'romio_edonio_version present: ', flag, ' expected driver: ', trim(expect)
+        errors = errors + 1
+    end if
+    call MPI_Info_free(info, ierr)
+    call MPI_File_close(fh, ierr)
+
+    call MPI_Allreduce(errors, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+    if (rank == 0) then
+        if (total == 0) then
+            print '(a)', ' No Errors'
+        else
+            print '(a,i0,a)', ' Found ', total, ' errors'
+        end if
+    end if
+    call MPI_Finalize(ierr)
+    if (total /= 0) stop 1
+end program t_fortran

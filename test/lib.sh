@@ -1,0 +1,60 @@
+# edonio test harness: shared by the test scripts (source it, do not run it).
+#
+# Each test prints one line: "PASS name", "FAIL name (reason)", "XFAIL name (reason)" or
+# "SKIP name (reason)"; summary prints the closing "N passed, N failed" line that CI reads.
+
+passed=0
+failed=0
+skipped=0
+xfailed=0
+: "${MPIEXEC:=mpiexec}"
+: "${EDONIO_TEST_TIMEOUT:=300}"
+
+pass() {
+    passed=$((passed + 1))
+    echo "PASS $1"
+}
+
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL $1 ($2)"
+}
+
+skip() {
+    skipped=$((skipped + 1))
+    echo "SKIP $1 ($2)"
+}
+
+xfail() {
+    xfailed=$((xfailed + 1))
+    echo "XFAIL $1 ($2)"
+}
+
+# run_mpi NAME LOG NP [ENV=VALUE ...] -- PROGRAM ARGS...
+# Runs an MPI program under a time limit; passes when it exits 0 and prints " No Errors".
+run_mpi() {
+    local name=$1 log=$2 np=$3
+    shift 3
+    local envs=()
+    while [ "$1" != "--" ]; do
+        envs+=("$1")
+        shift
+    done
+    shift
+    if env "${envs[@]}" timeout "$EDONIO_TEST_TIMEOUT" "$MPIEXEC" -n "$np" "$@" >"$log" 2>&1 &&
+        grep -q "No Errors" "$log"; then
+        pass "$name"
+    else
+        fail "$name" "$(grep -v '^\s*$' "$log" | head -n 3 | tr '\n' ' ' | cut -c1-200); log $log"
+    fi
+}
+
+# Closing line; exit status 1 when anything failed.
+summary() {
+    if [ "$skipped" -gt 0 ] || [ "$xfailed" -gt 0 ]; then
+        echo "$passed passed, $failed failed, $((skipped + xfailed)) skipped"
+    else
+        echo "$passed passed, $failed failed"
+    fi
+    [ "$failed" -eq 0 ]
+}
