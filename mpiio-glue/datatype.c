@@ -146,8 +146,14 @@ static int type_is_contig(MPI_Datatype type)
 {
     int ni, na, nd, combiner;
 
+    MPI_Count size;
+
     MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
     if (combiner == MPI_COMBINER_NAMED)
+        return 1;
+    /* An empty type is contiguous, as MPICH says (ROMIO's flattening relies on it). */
+    MPI_Type_size_x(type, &size);
+    if (size == 0)
         return 1;
     return dense(type) && decode_is_contig(type);
 }

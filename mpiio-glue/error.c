@@ -49,6 +49,7 @@ static void format_message(char *buf, size_t len, const char fcname[], const cha
     size_t keylen = 0, n;
     char details[512] = "";
 
+    fmt += strspn(fmt, " ");
     if (strncmp(fmt, "**", 2) == 0) {
         key = fmt + 2;
         keylen = strcspn(key, " ");
@@ -60,11 +61,16 @@ static void format_message(char *buf, size_t len, const char fcname[], const cha
     else
         snprintf(details, sizeof(details), "%s", fmt);
     n = strspn(details, " ");
+    /* Some of ROMIO's function names end in ": " already. */
+    int fclen = (int)strlen(fcname);
+    while (fclen > 0 && (fcname[fclen - 1] == ' ' || fcname[fclen - 1] == ':'))
+        fclen--;
     if (text == NULL)
-        snprintf(buf, len, "%s: %.*s%s%s", fcname, (int)keylen, key, details[n] ? ": " : "",
-                 details + n);
+        snprintf(buf, len, "%.*s: %.*s%s%s", fclen, fcname, (int)keylen, key,
+                 details[n] ? ": " : "", details + n);
     else
-        snprintf(buf, len, "%s: %s%s%s", fcname, text, details[n] ? ": " : "", details + n);
+        snprintf(buf, len, "%.*s: %s%s%s", fclen, fcname, text, details[n] ? ": " : "",
+                 details + n);
 }
 
 /* A dynamic error code of this class carrying this message. */

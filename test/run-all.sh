@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The whole edonio test suite, as `make check` runs it:
+#   unit     parts of the driver tested on their own
 #   edonio   edonio's own tests of the drop-in library
 #   romio    ROMIO's own test programs, under ufs and under edonio
 #   pnetcdf  PnetCDF's own test suite (make check, and its 4-process tests) under edonio
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 --builddir DIR --romio-builddir DIR --cache DIR" >&2; exit 2 ;;
     esac
 done
-groups=${EDONIO_TEST_GROUPS:-edonio romio pnetcdf hdf5}
+groups=${EDONIO_TEST_GROUPS:-unit edonio romio pnetcdf hdf5}
 work=${EDONIO_TEST_WORKDIR:-$builddir/test-work}
 rm -rf "$work"
 mkdir -p "$work"
@@ -47,6 +48,7 @@ run_group() {
 
 for group in $groups; do
     case $group in
+        unit) run_group unit "$here/unit/run.sh" ;;
         edonio) run_group edonio "$here/edonio/run.sh" --builddir "$builddir" \
                     --workdir "$work/edonio" ;;
         romio) run_group romio "$here/romio/run.sh" ;;

@@ -4,8 +4,9 @@
  *   t_driver FILE edonio|ufs
  *
  * Writes a pattern (each rank its own block, independently), reads the whole file back on every
- * rank, and checks MPI_File_get_info: romio_edonio_version must be there exactly when the expected
- * driver is edonio, and romio_edonio_romio_version must name the ROMIO built in.
+ * rank, checks the byte counts in the statuses, and checks MPI_File_get_info: romio_edonio_version
+ * must be there exactly when the expected driver is edonio, and romio_edonio_romio_version must
+ * name the ROMIO built in.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -40,26 +41,35 @@ static int check_info(MPI_File fh, int want_edonio)
 
 static unsigned char pattern(long long i)
 {
-    return (unsigned char) (i * 7 + (i >> 8));
+    return (unsigned char)(i * 7 + (i >> 8));
 }
 
 static int write_read(MPI_File fh, int rank, int nprocs)
 {
-    unsigned char *buf = malloc((size_t) BLOCK * nprocs);
+    unsigned char *buf = malloc((size_t)BLOCK * nprocs);
     int errors = 0;
 
     for (long long i = 0; i < BLOCK; i++)
-        buf[i] = pattern((long long) rank * BLOCK + i);
-    MPI_File_write_at(fh, (MPI_Offset) rank * BLOCK, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE);
+        buf[i] = pattern((long long)rank * BLOCK + i);
+    MPI_Status status;
+    int count = -1;
+
+    MPI_File_write_at(fh, (MPI_Offset)rank * BLOCK, buf, BLOCK, MPI_BYTE, &status);
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    if (count != BLOCK && errors++ < 5)
+        fprintf(stderr, "rank %d: write status counts %d bytes, expected %d\n", rank, count, BLOCK);
     MPI_File_sync(fh);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_File_sync(fh);
-    memset(buf, 0, (size_t) BLOCK * nprocs);
-    MPI_File_read_at(fh, 0, buf, BLOCK * nprocs, MPI_BYTE, MPI_STATUS_IGNORE);
-    for (long long i = 0; i < (long long) BLOCK * nprocs; i++)
+    memset(buf, 0, (size_t)BLOCK * nprocs);
+    MPI_File_read_at(fh, 0, buf, BLOCK * nprocs, MPI_BYTE, &status);
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    if (count != BLOCK * nprocs && errors++ < 5)
+        fprintf(stderr, "rank %d: read status counts %d bytes, expected %d\n", rank, count,
+                BLOCK * nprocs);
+    for (long long i = 0; i < (long long)BLOCK * nprocs; i++)
         if (buf[i] != pattern(i) && errors++ < 5)
-            fprintf(stderr, "rank %d: byte %lld is %d, expected %d\n", rank, i, buf[i],
-                    pattern(i));
+            fprintf(stderr, "rank %d: byte %lld is %d, expected %d\n", rank, i, buf[i], pattern(i));
     free(buf);
     return errors;
 }

@@ -26,7 +26,7 @@ static int handler_last_code;
 
 static void counting_handler(MPI_File *fh, int *code, ...)
 {
-    (void) fh;
+    (void)fh;
     handler_calls++;
     handler_last_code = *code;
 }
@@ -121,7 +121,7 @@ static void test_file_handler(const char *dir)
     MPI_File_get_errhandler(fh, &got);
     CHECK(got == eh, "get_errhandler returned another handler");
     MPI_Errhandler_free(&got);
-    MPI_Errhandler_free(&eh);   /* still in use by the file: must stay callable */
+    MPI_Errhandler_free(&eh); /* still in use by the file: must stay callable */
     handler_calls = 0;
     MPI_File_call_errhandler(fh, MPI_ERR_OTHER);
     CHECK(handler_calls == 1 && handler_last_code == MPI_ERR_OTHER,

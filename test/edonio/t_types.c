@@ -101,7 +101,7 @@ static int run_case(MPI_File fh, MPI_Offset off, const struct typecase *tc)
     int size, pos = 0, errors = 0;
 
     for (int i = 0; i < BUF_BYTES; i++)
-        buf[i] = (unsigned char) (i * 13 + 1);
+        buf[i] = (unsigned char)(i * 13 + 1);
     MPI_Pack(buf, tc->count, tc->type, packed, BUF_BYTES, &pos, MPI_COMM_SELF);
     size = pos;
     MPI_File_write_at(fh, off, buf, tc->count, tc->type, MPI_STATUS_IGNORE);
@@ -125,10 +125,14 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     struct typecase cases[] = {
-        {"swapped_hindexed", swapped_hindexed(), 3}, {"dense_vector", dense_vector(), 5},
-        {"strided_vector", strided_vector(), 2},     {"dense_struct", dense_struct(), 4},
-        {"swapped_struct", swapped_struct(), 3},     {"padded_resized", padded_resized(), 7},
-        {"subarray", subarray(), 1},                 {"dup_contiguous", dup_contiguous(), 9},
+        {"swapped_hindexed", swapped_hindexed(), 3},
+        {"dense_vector", dense_vector(), 5},
+        {"strided_vector", strided_vector(), 2},
+        {"dense_struct", dense_struct(), 4},
+        {"swapped_struct", swapped_struct(), 3},
+        {"padded_resized", padded_resized(), 7},
+        {"subarray", subarray(), 1},
+        {"dup_contiguous", dup_contiguous(), 9},
     };
     int ncases = sizeof(cases) / sizeof(cases[0]);
     int rank, errors = 0, total;
@@ -142,7 +146,7 @@ int main(int argc, char **argv)
     MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     for (int i = 0; i < ncases; i++) {
         /* Each rank its own region, each case its own slot in it. */
-        errors += run_case(fh, ((MPI_Offset) rank * ncases + i) * BUF_BYTES, &cases[i]);
+        errors += run_case(fh, ((MPI_Offset)rank * ncases + i) * BUF_BYTES, &cases[i]);
         MPI_Type_free(&cases[i].type);
     }
     MPI_File_close(&fh);
