@@ -1,0 +1,181 @@
+/*
+ * edonio unit test: one owner's block cache on its own (ad_edonio/ad_edonio_cache.c): the hash
+ * index under wrap-mapped block numbers, LRU order and the victim, free-slot reuse, dirty extents
+ * (merging, overflow, collapse when valid), readability, and truncation.
+ *
+ * Prints "PASS cache/<case>" or "FAIL cache/<case> (...)" per case and "N passed, N failed".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad_edonio_cache.h"
+
+static int passed, failed, case_errors;
+
+#define EXPECT(cond)                                                                               \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "  %s:%d: %s\n", __FILE__, __LINE__, #cond);                           \
+            case_errors++;                                                                         \
+        }                                                                                          \
+    } while (0)
+
+static void run(const char *name, void (*fn)(void))
+{
+    case_errors = 0;
+    fn();
+    if (case_errors == 0) {
+        passed++;
+        printf("PASS cache/%s\n", name);
+    } else {
+        failed++;
+        printf("FAIL cache/%s (%d checks failed)\n", name, case_errors);
+    }
+}
+
+static struct edonio_segment *new_segment(int32_t nslots, uint32_t block_size)
+{
+    void *mem = aligned_alloc(8, edonio_segment_size(nslots, block_size));
+    return edonio_segment_init(mem, nslots, block_size);
+}
+
+/* Blocks owned by rank 3 of 7: 3, 10, 17, ... */
+static int64_t owned(int i)
+{
+    return 3 + 7 * (int64_t)i;
+}
+
+static void test_lookup(void)
+{
+    struct edonio_segment *seg = new_segment(64, 4096);
+
+    for (int i = 0; i < 64; i++)
+        EXPECT(edonio_insert(seg, owned(i)) != EDONIO_NO_SLOT);
+    EXPECT(edonio_insert(seg, owned(64)) == EDONIO_NO_SLOT);
+    for (int i = 0; i < 64; i++) {
+        int32_t s = edonio_lookup(seg, owned(i));
+        EXPECT(s != EDONIO_NO_SLOT && edonio_slot_at(seg, s)->block == owned(i));
+    }
+    EXPECT(edonio_lookup(seg, owned(64)) == EDONIO_NO_SLOT);
+    EXPECT(edonio_lookup(seg, 4) == EDONIO_NO_SLOT);
+    EXPECT(seg->counters.hits == 64 && seg->counters.misses == 2);
+    free(seg);
+}
+
+static void test_lru(void)
+{
+    struct edonio_segment *seg = new_segment(4, 4096);
+    int32_t s[4];
+
+    for (int i = 0; i < 4; i++)
+        s[i] = edonio_insert(seg, owned(i));
+    EXPECT(edonio_victim(seg) == s[0]);
+    edonio_touch(seg, s[0]);
+    EXPECT(edonio_victim(seg) == s[1]);
+    edonio_touch(seg, s[2]);
+    edonio_touch(seg, s[1]);
+    EXPECT(edonio_victim(seg) == s[3]);
+    edonio_remove(seg, s[3]);
+    EXPECT(edonio_victim(seg) == s[0]);
+    EXPECT(edonio_lookup(seg, owned(3)) == EDONIO_NO_SLOT);
+    /* The freed slot is reused, clean and zeroed. */
+    memset(edonio_slot_data(seg, s[3]), 0xff, 4096);
+    int32_t again = edonio_insert(seg, owned(9));
+    EXPECT(again == s[3]);
+    EXPECT(edonio_slot_data(seg, again)[4095] == 0);
+    EXPECT(edonio_slot_at(seg, again)->ndirty == 0 && edonio_slot_at(seg, again)->flags == 0);
+    EXPECT(seg->lru_head == again);
+    free(seg);
+}
+
+static void test_remove_all(void)
+{
+    struct edonio_segment *seg = new_segment(16, 4096);
+
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 16; i++)
+            EXPECT(edonio_insert(seg, owned(i + round * 100)) != EDONIO_NO_SLOT);
+        for (int i = 15; i >= 0; i--)
+            edonio_remove(seg, edonio_lookup(seg, owned(i + round * 100)));
+        EXPECT(seg->nused == 0 && seg->lru_head == EDONIO_NO_SLOT &&
+               seg->lru_tail == EDONIO_NO_SLOT);
+    }
+    free(seg);
+}
+
+static void test_dirty_merge(void)
+{
+    struct edonio_slot s = {.block = 0};
+
+    EXPECT(edonio_dirty_add(&s, 100, 200) == 0);
+    EXPECT(edonio_dirty_add(&s, 300, 400) == 0);
+    EXPECT(edonio_dirty_add(&s, 0, 50) == 0);
+    EXPECT(s.ndirty == 3 && s.dirty[0].lo == 0 && s.dirty[2].hi == 400);
+    EXPECT(edonio_dirty_add(&s, 200, 300) == 0); /* touches both neighbours: one extent */
+    EXPECT(s.ndirty == 2 && s.dirty[1].lo == 100 && s.dirty[1].hi == 400);
+    EXPECT(edonio_dirty_add(&s, 40, 120) == 0);
+    EXPECT(s.ndirty == 1 && s.dirty[0].lo == 0 && s.dirty[0].hi == 400);
+    EXPECT(edonio_dirty_add(&s, 10, 10) == 0 && s.ndirty == 1);
+}
+
+static void test_dirty_overflow(void)
+{
+    struct edonio_slot s = {.block = 0};
+
+    for (uint32_t i = 0; i < EDONIO_MAX_EXTENTS; i++)
+        EXPECT(edonio_dirty_add(&s, i * 100, i * 100 + 10) == 0);
+    EXPECT(edonio_dirty_add(&s, 5000, 5010) == -1); /* not valid: cannot take a ninth */
+    EXPECT(s.ndirty == EDONIO_MAX_EXTENTS);
+    edonio_mark_valid(&s); /* after a fetch: one hull */
+    EXPECT(s.ndirty == 1 && s.dirty[0].lo == 0 && s.dirty[0].hi == 710);
+    EXPECT(edonio_dirty_add(&s, 5000, 5010) == 0);
+    for (uint32_t i = 0; i < EDONIO_MAX_EXTENTS; i++)
+        EXPECT(edonio_dirty_add(&s, 6000 + i * 100, 6000 + i * 100 + 1) == 0);
+    EXPECT(s.ndirty <= EDONIO_MAX_EXTENTS && s.dirty[0].lo == 0);
+}
+
+static void test_readable(void)
+{
+    struct edonio_slot s = {.block = 0};
+
+    edonio_dirty_add(&s, 100, 200);
+    EXPECT(edonio_readable(&s, 100, 200));
+    EXPECT(edonio_readable(&s, 120, 130));
+    EXPECT(!edonio_readable(&s, 90, 130));
+    EXPECT(!edonio_readable(&s, 0, 10));
+    edonio_mark_valid(&s);
+    EXPECT(edonio_readable(&s, 0, 4096));
+}
+
+static void test_truncate(void)
+{
+    struct edonio_segment *seg = new_segment(2, 4096);
+    int32_t slot = edonio_insert(seg, 7);
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+
+    memset(edonio_slot_data(seg, slot), 0xab, 4096);
+    edonio_dirty_add(s, 0, 100);
+    edonio_dirty_add(s, 1000, 3000);
+    edonio_truncate_slot(seg, slot, 2000);
+    EXPECT(s->ndirty == 2 && s->dirty[1].hi == 2000);
+    EXPECT(edonio_slot_data(seg, slot)[1999] == 0xab && edonio_slot_data(seg, slot)[2000] == 0);
+    edonio_truncate_slot(seg, slot, 50);
+    EXPECT(s->ndirty == 1 && s->dirty[0].hi == 50);
+    edonio_truncate_slot(seg, slot, 0);
+    EXPECT(edonio_lookup(seg, 7) == EDONIO_NO_SLOT && seg->nused == 0);
+    free(seg);
+}
+
+int main(void)
+{
+    run("lookup", test_lookup);
+    run("lru", test_lru);
+    run("remove-all", test_remove_all);
+    run("dirty-merge", test_dirty_merge);
+    run("dirty-overflow", test_dirty_overflow);
+    run("readable", test_readable);
+    run("truncate", test_truncate);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
