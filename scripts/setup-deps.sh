@@ -10,6 +10,7 @@ packages=(
     dpkg-dev                                   # apt-get source: ROMIO and PnetCDF sources
     mpich libmpich-dev gfortran                # the host MPI, and Fortran for its tests
     libhdf5-mpich-dev                          # the HDF5 test
+    valgrind                                   # memcheck of edonio's code
 )
 
 as_root() {

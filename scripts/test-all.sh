@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from nothing: install what is missing, build edonio with warnings as
-# errors, and run every test (make check: edonio's own tests, ROMIO's test programs under ufs and
-# edonio, PnetCDF's suite and an HDF5 program under edonio). Ends with "N passed, N failed".
+# errors (and a second time with AddressSanitizer and UBSan, in _build-asan), and run every test
+# (make check: unit tests, edonio's own tests, ROMIO's test programs under ufs and edonio,
+# PnetCDF's suite and an HDF5 program under edonio, and edonio's and ROMIO's tests again on the
+# sanitizer build). Ends with "N passed, N failed".
 #
 #   scripts/test-all.sh
 set -euo pipefail
@@ -11,4 +13,6 @@ build=${EDONIO_BUILDDIR:-$top/_build}
 
 "$top/scripts/setup-deps.sh"
 EDONIO_CONFIGURE_FLAGS="--enable-werror ${EDONIO_CONFIGURE_FLAGS:-}" "$top/scripts/build.sh"
-make -s --no-print-directory -C "$build" check
+EDONIO_BUILDDIR="$top/_build-asan" EDONIO_CONFIGURE_FLAGS="--enable-werror --enable-sanitizers" \
+    "$top/scripts/build.sh"
+EDONIO_ASAN_BUILDDIR="$top/_build-asan" make -s --no-print-directory -C "$build" check

@@ -8,6 +8,11 @@ failed=0
 skipped=0
 xfailed=0
 : "${MPIEXEC:=mpiexec}"
+# What the tests preload: the library, after the sanitizer runtime in the sanitizer run
+# (EDONIO_SANITIZER_RUNTIME), which must come first.
+edonio_preload() {
+    echo "${EDONIO_SANITIZER_RUNTIME:+$EDONIO_SANITIZER_RUNTIME }$1"
+}
 : "${EDONIO_TEST_TIMEOUT:=300}"
 
 pass() {
@@ -30,6 +35,12 @@ xfail() {
     echo "XFAIL $1 ($2)"
 }
 
+# The lines of a log that say what went wrong (else its first lines), on one line.
+failure_lines() {
+    { grep -E -m 3 'rror|Invalid|definitely|Found [0-9]|expected|Abort' "$1" ||
+        grep -v '^\s*$' "$1" | head -n 3; } | tr '\n' ' ' | cut -c1-240
+}
+
 # run_mpi NAME LOG NP [ENV=VALUE ...] -- PROGRAM ARGS...
 # Runs an MPI program under a time limit; passes when it exits 0 and prints " No Errors".
 run_mpi() {
@@ -45,7 +56,7 @@ run_mpi() {
         grep -q "No Errors" "$log"; then
         pass "$name"
     else
-        fail "$name" "$(grep -v '^\s*$' "$log" | head -n 3 | tr '\n' ' ' | cut -c1-200); log $log"
+        fail "$name" "$(failure_lines "$log"); log $log"
     fi
 }
 

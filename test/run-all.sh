@@ -5,6 +5,8 @@
 #   romio    ROMIO's own test programs, under ufs and under edonio
 #   pnetcdf  PnetCDF's own test suite (make check, and its 4-process tests) under edonio
 #   hdf5     a parallel HDF5 program under edonio
+#   asan     edonio's own tests and ROMIO's under edonio built with AddressSanitizer and UBSan
+#            (when EDONIO_ASAN_BUILDDIR names that build; scripts/test-all.sh makes it)
 # Each group prints one line per test; this script adds them up and ends with the one line CI
 # reads: "N passed, N failed[, N skipped]". EDONIO_TEST_GROUPS chooses groups (default: all).
 #
@@ -23,7 +25,9 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 --builddir DIR --romio-builddir DIR --cache DIR" >&2; exit 2 ;;
     esac
 done
-groups=${EDONIO_TEST_GROUPS:-unit edonio romio pnetcdf hdf5}
+default_groups="unit edonio romio pnetcdf hdf5"
+[ -n "${EDONIO_ASAN_BUILDDIR:-}" ] && default_groups="$default_groups asan"
+groups=${EDONIO_TEST_GROUPS:-$default_groups}
 work=${EDONIO_TEST_WORKDIR:-$builddir/test-work}
 rm -rf "$work"
 mkdir -p "$work"
@@ -46,6 +50,19 @@ run_group() {
     fi
 }
 
+# The sanitizer runtime must come first in the preload list, before the instrumented library.
+run_sanitized() {
+    local asan_lib="$EDONIO_ASAN_BUILDDIR/.libs/libedonio.so"
+    local runtime
+    runtime=$(gcc -print-file-name=libasan.so)
+    [ -f "$asan_lib" ] || { echo "FAIL asan (no $asan_lib)"; return 1; }
+    EDONIO_LIB="$asan_lib" EDONIO_SANITIZER_RUNTIME="$runtime" \
+        ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        bash -c "'$here/edonio/run.sh' --builddir '$EDONIO_ASAN_BUILDDIR' \
+            --workdir '$work/asan/edonio' && EDONIO_TEST_WORKDIR='$work/asan/romio' \
+            '$here/romio/run.sh'"
+}
+
 for group in $groups; do
     case $group in
         unit) run_group unit "$here/unit/run.sh" ;;
@@ -54,6 +71,7 @@ for group in $groups; do
         romio) run_group romio "$here/romio/run.sh" ;;
         pnetcdf) run_group pnetcdf bash -c "'$here/pnetcdf/build.sh' && '$here/pnetcdf/run.sh'" ;;
         hdf5) run_group hdf5 "$here/hdf5/run.sh" ;;
+        asan) run_group asan run_sanitized ;;
         *) echo "unknown test group $group" >&2; exit 2 ;;
     esac
 done

@@ -37,7 +37,7 @@ build() {
 }
 
 # Preloaded, with the file system forced or chosen by prefix.
-pre=(LD_PRELOAD="$lib")
+pre=(LD_PRELOAD="$(edonio_preload "$lib")")
 force_edonio=("${pre[@]}" ROMIO_FSTYPE_FORCE=edonio:)
 force_ufs=("${pre[@]}" ROMIO_FSTYPE_FORCE=ufs:)
 
@@ -54,9 +54,11 @@ test_driver() {
     run_mpi "edonio/driver-stock-mpich np=2" "$work/driver-stock.log" 2 X=1 -- \
         "$bin/t_driver" "$data/stock" ufs
     run_mpi "edonio/driver-linked np=4" "$work/driver-linked.log" 4 \
+        LD_PRELOAD="${EDONIO_SANITIZER_RUNTIME:-}" \
         LD_LIBRARY_PATH="$builddir/.libs" ROMIO_FSTYPE_FORCE=edonio: -- \
         "$bin/t_driver_linked" "$data/linked" edonio
-    run_mpi "edonio/driver-edonio-run np=2" "$work/driver-run.log" 2 EDONIO_LIB="$lib" -- \
+    run_mpi "edonio/driver-edonio-run np=2" "$work/driver-run.log" 2 EDONIO_LIB="$lib" \
+        LD_PRELOAD="${EDONIO_SANITIZER_RUNTIME:-}" -- \
         "$builddir/scripts/edonio-run" "$bin/t_driver" "$data/launcher" edonio
     # Two simulated nodes: MPICH splits the ranks into cliques and uses its network path.
     run_mpi "edonio/driver-2-nodes np=4" "$work/driver-nodes.log" 4 "${force_edonio[@]}" \
@@ -105,10 +107,33 @@ test_symbols() {
     fi
 }
 
+# edonio's code stays clean under valgrind's memcheck: no invalid access, no use of uninitialised
+# memory, no definite leak that is not the host MPI's own (test/valgrind.supp).
+test_valgrind() {
+    local vg=(valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite
+        --suppressions="$here/../valgrind.supp")
+    if ! command -v valgrind >/dev/null 2>&1; then
+        skip "edonio/valgrind" "valgrind is not installed"
+        return
+    fi
+    if [ -n "${EDONIO_SANITIZER_RUNTIME:-}" ]; then
+        skip "edonio/valgrind" "not under the sanitizers"
+        return
+    fi
+    run_mpi "edonio/valgrind driver np=2" "$work/vg-driver.log" 2 "${force_edonio[@]}" -- \
+        "${vg[@]}" "$bin/t_driver" "$data/vg-driver" edonio
+    mkdir -p "$data/vg-errors"
+    run_mpi "edonio/valgrind errors np=2" "$work/vg-errors.log" 2 "${force_edonio[@]}" -- \
+        "${vg[@]}" "$bin/t_errors" "$data/vg-errors"
+    run_mpi "edonio/valgrind types np=1" "$work/vg-types.log" 1 "${force_edonio[@]}" -- \
+        "${vg[@]}" "$bin/t_types" "$data/vg-types"
+}
+
 build
 test_symbols
 test_driver
 test_errors
 test_types
 test_fortran
+test_valgrind
 summary

@@ -13,8 +13,8 @@
 #                        $EDONIO_CACHE/build/romio-<ver>-<hash>
 #   EDONIO_LIB           libedonio.so; unset: run on stock MPICH (fs=stock);
 #                        set: run every test with fs=ufs and fs=edonio
-#   EDONIO_PRELOAD       what to preload instead of EDONIO_LIB alone (the
-#                        sanitizer run puts libasan first)
+#   EDONIO_SANITIZER_RUNTIME  preloaded before EDONIO_LIB (the sanitizer run
+#                        puts libasan first)
 #   EDONIO_TEST_WORKDIR  scratch dir (default: mktemp -d); kept afterwards
 #                        for its logs, minus the test files of passing runs
 #   MPIEXEC              launcher, may carry options (default: mpiexec); must
@@ -247,7 +247,7 @@ set_fs_env() {
     case $fs in
         stock) ;;
         ufs | edonio)
-            ENVOPTS=(-genv LD_PRELOAD "${EDONIO_PRELOAD:-$EDONIO_LIB}"
+            ENVOPTS=(-genv LD_PRELOAD "${EDONIO_SANITIZER_RUNTIME:+$EDONIO_SANITIZER_RUNTIME }$EDONIO_LIB"
                 -genv ROMIO_FSTYPE_FORCE "$fs:" -genv EDONIO_STATS "$stats")
             ;;
     esac
