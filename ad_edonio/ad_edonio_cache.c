@@ -47,6 +47,8 @@ struct edonio_segment *edonio_segment_init(void *mem, int32_t nslots, uint32_t b
 
     memset(seg, 0, sizeof(*seg));
     atomic_init(&seg->lock, 0);
+    atomic_init(&seg->sizes[EDONIO_SIZE_FILE], 0);
+    atomic_init(&seg->sizes[EDONIO_SIZE_DISK], 0);
     seg->nslots = nslots;
     seg->nbuckets = buckets_for(nslots);
     seg->block_size = block_size;
@@ -81,10 +83,6 @@ int32_t edonio_lookup(struct edonio_segment *seg, int64_t block)
 
     while (i != EDONIO_NO_SLOT && edonio_slot_at(seg, i)->block != block)
         i = edonio_slot_at(seg, i)->hash_next;
-    if (i == EDONIO_NO_SLOT)
-        seg->counters.misses++;
-    else
-        seg->counters.hits++;
     return i;
 }
 
@@ -140,7 +138,6 @@ int32_t edonio_insert(struct edonio_segment *seg, int64_t block)
     s->hash_next = buckets(seg)[b];
     buckets(seg)[b] = slot;
     lru_push_head(seg, slot);
-    memset(edonio_slot_data(seg, slot), 0, seg->block_size);
     seg->nused++;
     return slot;
 }
@@ -246,5 +243,5 @@ void edonio_truncate_slot(struct edonio_segment *seg, int32_t slot, uint32_t kee
         n++;
     }
     s->ndirty = n;
-    memset(edonio_slot_data(seg, slot) + keep, 0, seg->block_size - keep);
+    s->flags &= ~(uint32_t)EDONIO_SLOT_VALID;
 }

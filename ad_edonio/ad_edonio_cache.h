@@ -11,9 +11,10 @@
  * extents are kept sorted and disjoint, at most EDONIO_MAX_EXTENTS of them; when a write would need
  * more, the caller fetches the block, which makes it VALID, and the extents collapse into one.
  *
- * Nothing here locks, does I/O or talks to MPI: the caller holds the segment's lock and does the
- * file-system operations (ad_edonio_cache_io.c). This keeps the structure testable on its own
- * (test/unit/t_cache.c).
+ * Nothing here locks, does I/O, talks to MPI or touches a slot's data: the caller holds the
+ * segment's lock, moves the data and does the file-system operations (ad_edonio_segments.c,
+ * ad_edonio_cache_io.c). So the same code works on a segment in shared memory and on a local copy
+ * of a remote segment's metadata, and is testable on its own (test/unit/t_cache.c).
  */
 #ifndef AD_EDONIO_CACHE_H_INCLUDED
 #define AD_EDONIO_CACHE_H_INCLUDED
@@ -24,6 +25,11 @@
 
 #define EDONIO_MAX_EXTENTS 8
 #define EDONIO_NO_SLOT     (-1)
+
+enum edonio_size_kind {
+    EDONIO_SIZE_FILE = 0, /* the file's size: every byte written, cached or not */
+    EDONIO_SIZE_DISK = 1, /* how far the file system's copy reaches: nothing to read past it */
+};
 
 enum edonio_slot_flags {
     EDONIO_SLOT_VALID = 1u << 0, /* every byte of the block is known (fetched or written) */
@@ -44,28 +50,20 @@ struct edonio_slot {
     struct edonio_extent dirty[EDONIO_MAX_EXTENTS];
 };
 
-/* Counters of one owner's cache (summed over owners for EDONIO_STATS). */
-struct edonio_cache_counters {
-    int64_t hits;       /* block found in the cache */
-    int64_t misses;     /* block not in the cache */
-    int64_t evictions;  /* blocks dropped to make room */
-    int64_t writebacks; /* dirty blocks written to the file system */
-    int64_t fetches;    /* blocks read from the file system */
-};
-
 struct edonio_segment {
-    atomic_int lock;       /* taken by whoever works on this segment (ad_edonio_cache_io.c) */
-    int32_t nslots;        /* slots in this segment */
-    int32_t nbuckets;      /* hash buckets, a power of two */
-    int32_t lru_head;      /* most recently used slot, or EDONIO_NO_SLOT */
-    int32_t lru_tail;      /* least recently used slot, or EDONIO_NO_SLOT */
-    int32_t free_head;     /* a free slot (chained through lru_next), or EDONIO_NO_SLOT */
-    int32_t nused;         /* slots holding a block */
-    uint32_t block_size;   /* bytes per block, a power of two */
-    uint64_t slots_offset; /* from the segment's start */
+    atomic_int lock;          /* taken by whoever works on this segment (ad_edonio_segments.c) */
+    _Atomic int64_t sizes[2]; /* in rank 0's segment, on one node: the file's size, and how far
+                                * the file on disk reaches (EDONIO_SIZE_*) */
+    int32_t nslots;           /* slots in this segment */
+    int32_t nbuckets;         /* hash buckets, a power of two */
+    int32_t lru_head;         /* most recently used slot, or EDONIO_NO_SLOT */
+    int32_t lru_tail;         /* least recently used slot, or EDONIO_NO_SLOT */
+    int32_t free_head;        /* a free slot (chained through lru_next), or EDONIO_NO_SLOT */
+    int32_t nused;            /* slots holding a block */
+    uint32_t block_size;      /* bytes per block, a power of two */
+    uint64_t slots_offset;    /* from the segment's start */
     uint64_t buckets_offset;
-    uint64_t data_offset; /* slot i's data at data_offset + i * block_size */
-    struct edonio_cache_counters counters;
+    uint64_t data_offset; /* slot i's data at data_offset + i * block_size; before it: metadata */
 };
 
 /* Bytes a segment of nslots blocks of block_size bytes needs. */
@@ -76,11 +74,14 @@ struct edonio_segment *edonio_segment_init(void *mem, int32_t nslots, uint32_t b
 struct edonio_slot *edonio_slot_at(struct edonio_segment *seg, int32_t slot);
 unsigned char *edonio_slot_data(struct edonio_segment *seg, int32_t slot);
 
-/* The slot holding block, or EDONIO_NO_SLOT. Counts a hit or a miss. */
+/* The slot holding block, or EDONIO_NO_SLOT. */
 int32_t edonio_lookup(struct edonio_segment *seg, int64_t block);
 /* Make slot the most recently used. */
 void edonio_touch(struct edonio_segment *seg, int32_t slot);
-/* A free slot for block, zero-filled, most recently used; EDONIO_NO_SLOT when the cache is full. */
+/*
+ * A free slot for block, most recently used, with no valid byte; EDONIO_NO_SLOT when the cache is
+ * full. Its data is left as it was: no byte of it is readable until written or fetched.
+ */
 int32_t edonio_insert(struct edonio_segment *seg, int64_t block);
 /* The slot to evict when the cache is full: the least recently used. */
 int32_t edonio_victim(const struct edonio_segment *seg);
@@ -99,7 +100,11 @@ void edonio_mark_valid(struct edonio_slot *s);
 void edonio_dirty_clear(struct edonio_slot *s);
 /* Is [lo, hi) entirely readable from the slot (VALID, or inside one dirty extent)? */
 int edonio_readable(const struct edonio_slot *s, uint32_t lo, uint32_t hi);
-/* Drop everything at or beyond byte 'keep' of the block (file shrunk); 0 drops it all. */
+/*
+ * The file shrank to end inside this block at byte 'keep' (0 drops the block): dirty extents are
+ * cut there, and the block is no longer VALID, so bytes before 'keep' that were not written are
+ * read again from the (truncated) file and bytes after it read as zeros.
+ */
 void edonio_truncate_slot(struct edonio_segment *seg, int32_t slot, uint32_t keep);
 
 #endif /* AD_EDONIO_CACHE_H_INCLUDED */

@@ -1,21 +1,147 @@
 /*
  * edonio: hints.
  *
- * ROMIO's generic hints first, then edonio's own. The read-only keys romio_edonio_version and
- * romio_edonio_romio_version tell a program (and the tests) that edonio serves the file, and which
- * ROMIO it was built with.
+ * ROMIO's generic hints first, then edonio's own (doc/hints.md). An invalid value falls back to
+ * the documented default, and MPI_File_get_info reports the value in effect for every hint.
+ * The cache's shape is fixed by rank 0's values at open; MPI_File_set_info with new values later
+ * rebuilds the cache (collectively, after writing every dirty block back). The read-only keys
+ * romio_edonio_version and romio_edonio_romio_version tell a program that edonio serves the file.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "ad_edonio.h"
 #include "adioi.h"
 #include "edonio.h"
 
+void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
+{
+    h->block_size = EDONIO_DEFAULT_BLOCK_SIZE;
+    h->cache_size = EDONIO_DEFAULT_CACHE_SIZE;
+    h->ro_cache_size = EDONIO_DEFAULT_RO_CACHE_SIZE;
+    h->preload = 0;
+}
+
+/* The value of key as a positive byte count, or -1 when absent or not one. */
+static long long get_bytes(MPI_Info info, const char *key)
+{
+    char value[MPI_MAX_INFO_VAL + 1], *end;
+    long long v;
+    int flag = 0;
+
+    if (info == MPI_INFO_NULL)
+        return -1;
+    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+    if (!flag)
+        return -1;
+    errno = 0;
+    v = strtoll(value, &end, 10);
+    if (errno || end == value || *end != '\0' || v < 0)
+        return -2;
+    return v;
+}
+
+/* 1 for true/enable, 0 for false/disable, -1 when absent or anything else. */
+static int get_bool(MPI_Info info, const char *key)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+
+    if (info == MPI_INFO_NULL)
+        return -1;
+    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+    if (!flag)
+        return -1;
+    if (!strcasecmp(value, "true") || !strcasecmp(value, "enable") || !strcmp(value, "1"))
+        return 1;
+    if (!strcasecmp(value, "false") || !strcasecmp(value, "disable") || !strcmp(value, "0"))
+        return 0;
+    return -2;
+}
+
+static int power_of_two(long long v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* The hints in info, on top of h; absent keys leave h as it is, invalid ones set the default. */
+static void parse(MPI_Info info, struct edonio_hints *h)
+{
+    struct edonio_hints d;
+    long long v;
+    int b;
+
+    ADIOI_EDONIO_Hints_defaults(&d);
+    v = get_bytes(info, "romio_edonio_block_size");
+    if (v != -1)
+        h->block_size = power_of_two(v) && v >= EDONIO_MIN_BLOCK_SIZE && v <= EDONIO_MAX_BLOCK_SIZE
+                            ? v
+                            : d.block_size;
+    v = get_bytes(info, "romio_edonio_cache_size");
+    if (v != -1)
+        h->cache_size = v > 0 ? v : d.cache_size;
+    v = get_bytes(info, "romio_edonio_ro_cache_size");
+    if (v != -1)
+        h->ro_cache_size = v >= 0 ? v : d.ro_cache_size;
+    b = get_bool(info, "romio_edonio_preload");
+    if (b != -1)
+        h->preload = b >= 0 ? b : d.preload;
+    /* A cache holds at least one block; a read-only cache too, unless it is off. */
+    if (h->cache_size < h->block_size)
+        h->cache_size = d.cache_size >= h->block_size ? d.cache_size : h->block_size;
+    if (h->ro_cache_size > 0 && h->ro_cache_size < h->block_size)
+        h->ro_cache_size = d.ro_cache_size >= h->block_size ? d.ro_cache_size : h->block_size;
+}
+
+static void info_set_ll(ADIO_File fd, const char *key, long long v)
+{
+    char value[32];
+
+    snprintf(value, sizeof(value), "%lld", v);
+    ADIOI_Info_set(fd->info, key, value);
+}
+
+/* Every hint with the value in effect, and the version keys. */
+void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
+{
+    info_set_ll(fd, "romio_edonio_block_size", h->block_size);
+    info_set_ll(fd, "romio_edonio_cache_size", h->cache_size);
+    info_set_ll(fd, "romio_edonio_ro_cache_size", h->ro_cache_size);
+    ADIOI_Info_set(fd->info, "romio_edonio_preload", h->preload ? "true" : "false");
+    ADIOI_Info_set(fd->info, EDONIO_VERSION_KEY, edonio_version());
+    ADIOI_Info_set(fd->info, EDONIO_ROMIO_VERSION_KEY, edonio_romio_version());
+}
+
+static int same_shape(const struct edonio_hints *a, const struct edonio_hints *b)
+{
+    return a->block_size == b->block_size && a->cache_size == b->cache_size &&
+           a->ro_cache_size == b->ro_cache_size;
+}
+
 void ADIOI_EDONIO_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
 {
+    struct edonio_file *ef = edonio_state(fd);
+    struct edonio_hints h;
+
     ADIOI_GEN_SetInfo(fd, users_info, error_code);
     if (*error_code != MPI_SUCCESS)
         return;
     /* Every process of an edonio file takes part in its I/O: no deferred open. */
     fd->hints->deferred_open = 0;
-    ADIOI_Info_set(fd->info, EDONIO_VERSION_KEY, edonio_version());
-    ADIOI_Info_set(fd->info, EDONIO_ROMIO_VERSION_KEY, edonio_romio_version());
+    if (ef == NULL) { /* first call, at open: the state starts here */
+        ef = ADIOI_Calloc(1, sizeof(*ef));
+        ADIOI_EDONIO_Hints_defaults(&ef->hints);
+        ef->access = EDONIO_ACCESS_NONE;
+        ef->comm = MPI_COMM_NULL;
+        fd->fs_ptr = ef;
+    }
+    h = ef->hints;
+    parse(users_info, &h);
+    if (!ef->opened || same_shape(&h, &ef->hints))
+        ef->hints = h;
+    else
+        ADIOI_EDONIO_Cache_rebuild(fd, &h, error_code);
+    ADIOI_EDONIO_Hints_report(fd, &ef->hints);
 }

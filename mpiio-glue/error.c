@@ -123,7 +123,23 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
         return MPI_SUCCESS;
     }
     host = (host_error_string_fn *)dlsym(RTLD_NEXT, "PMPI_Error_string");
-    return host ? host(errorcode, string, resultlen) : MPI_ERR_INTERN;
+    if (host == NULL)
+        return MPI_ERR_INTERN;
+    int err = host(errorcode, string, resultlen);
+    /*
+     * ROMIO's generic code passes error codes between processes (an MPI_Allreduce of codes when
+     * an open fails), and a dynamic code made on another process means nothing here: MPICH then
+     * prints its class's text followed by an unrelated "(unknown)()" stack. Say only the class.
+     */
+    int cls;
+    if (err == MPI_SUCCESS && strstr(string, "(unknown)()") != NULL &&
+        MPI_Error_class(errorcode, &cls) == MPI_SUCCESS && cls != errorcode &&
+        host(cls, string, resultlen) == MPI_SUCCESS) {
+        size_t n = strlen(string);
+        snprintf(string + n, MPI_MAX_ERROR_STRING - n, " (reported by another process)");
+        *resultlen = (int)strlen(string);
+    }
+    return err;
 }
 
 int edonio_error_code(int error_class, const char *text)

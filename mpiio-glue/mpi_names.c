@@ -35,3 +35,12 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     return PMPI_Error_string(errorcode, string, resultlen);
 }
+
+/* The driver refreshes what it reports (edonio's statistics) before ROMIO copies the info. */
+void ADIOI_EDONIO_Refresh_info(MPI_File fh);
+
+int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
+{
+    ADIOI_EDONIO_Refresh_info(fh);
+    return PMPI_File_get_info(fh, info_used);
+}

@@ -89,7 +89,8 @@ test_fortran() {
         "$bin/t_fortran" "$data/fortran-ufs" ufs
 }
 
-# The library exports every MPI-IO call the host MPI does, and nothing of ROMIO or MPL.
+# The library exports every MPI-IO call the host MPI does, and nothing of ROMIO, MPL or its own
+# internals: only MPI calls and edonio's two public calls.
 test_symbols() {
     local host ours missing leaked
     host=$(mpicc -print-file-name=libmpich.so 2>/dev/null)
@@ -97,7 +98,7 @@ test_symbols() {
     ours=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort -u)
     missing=$(nm -D --defined-only "$host" | awk '{print $3}' |
         grep -E '^P?MPI_(File_|Register_datarep)' | sort -u | comm -23 - <(echo "$ours"))
-    leaked=$(echo "$ours" | grep -E '^(ADIOI_|ADIO_|MPL_|MPIO_|MPIR_|MPIU_)' || true)
+    leaked=$(echo "$ours" | grep -v -E '^(P?MPI_|edonio_version$|edonio_romio_version$)' || true)
     if [ -n "$missing" ]; then
         fail "edonio/symbols" "missing: $(echo $missing | cut -c1-150)"
     elif [ -n "$leaked" ]; then

@@ -1,0 +1,396 @@
+/*
+ * edonio: reads and writes through the block cache.
+ *
+ * A request is cut at block boundaries into pieces; each piece goes to its block's owner
+ * (block mod P). Holding the owner's segment, the process finds the block's slot or takes one,
+ * evicting the least recently used block (written back first if dirty), fetches the block from the
+ * file when bytes it needs were never written here, and copies the piece in or out. All file-system
+ * operations are whole blocks or dirty extents: few, large and aligned.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ad_edonio.h"
+#include "adioi.h"
+
+/* ------------------------------------------------------------------ file-system operations */
+
+/* pread until len bytes or end of file; bytes past the end are zeros. Returns 0 or an errno. */
+static int fs_read(ADIO_File fd, void *buf, size_t len, ADIO_Offset off)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    size_t done = 0;
+
+    ef->stats.fs_reads++;
+    while (done < len) {
+        ssize_t n = pread(fd->fd_sys, (char *)buf + done, len - done, off + (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno;
+        if (n == 0)
+            break;
+        done += (size_t)n;
+    }
+    ef->stats.fs_read_bytes += (long long)done;
+    memset((char *)buf + done, 0, len - done);
+    return 0;
+}
+
+/* pwrite all of it. Returns 0 or an errno (a write that makes no progress is ENOSPC). */
+static int fs_write(ADIO_File fd, const void *buf, size_t len, ADIO_Offset off)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    size_t done = 0;
+
+    ef->stats.fs_writes++;
+    ef->stats.fs_write_bytes += (long long)len;
+    while (done < len) {
+        ssize_t n = pwrite(fd->fd_sys, (const char *)buf + done, len - done, off + (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno;
+        if (n == 0)
+            return ENOSPC;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ one block */
+
+static ADIO_Offset block_start(struct edonio_file *ef, int64_t block)
+{
+    return (ADIO_Offset)block * ef->hints.block_size;
+}
+
+/* Write [lo, hi) of a held slot to the file. */
+static int write_range(ADIO_File fd, int owner, int32_t slot, int64_t block, uint32_t lo,
+                       uint32_t hi)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    unsigned char *ptr = ADIOI_EDONIO_Slot_ptr(ef, owner, slot);
+
+    if (ptr == NULL) {
+        ADIOI_EDONIO_Slot_get(ef, owner, slot, lo, ef->wb_buf, hi - lo);
+        ptr = ef->wb_buf - lo;
+    }
+    int err = fs_write(fd, ptr + lo, hi - lo, block_start(ef, block) + lo);
+    if (err == 0)
+        ADIOI_EDONIO_Size_max(ef, EDONIO_SIZE_DISK, block_start(ef, block) + hi);
+    return err;
+}
+
+/*
+ * Write a held slot's dirty bytes back: a VALID block in one aligned operation (up to the end of
+ * the file), otherwise each dirty extent on its own, so bytes nobody wrote are not clobbered.
+ * On failure the block stays dirty, for a later sync to retry.
+ */
+static int write_back(ADIO_File fd, struct edonio_segment *seg, int owner, int32_t slot)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    int err = 0;
+
+    if (s->ndirty == 0)
+        return 0;
+    if (s->flags & EDONIO_SLOT_VALID) {
+        ADIO_Offset left = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_FILE) - block_start(ef, s->block);
+        uint32_t hi = left < seg->block_size ? (uint32_t)(left > 0 ? left : 0) : seg->block_size;
+        if (hi < s->dirty[s->ndirty - 1].hi)
+            hi = s->dirty[s->ndirty - 1].hi;
+        err = write_range(fd, owner, slot, s->block, 0, hi);
+    } else {
+        for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
+            err = write_range(fd, owner, slot, s->block, s->dirty[i].lo, s->dirty[i].hi);
+    }
+    if (err == 0) {
+        edonio_dirty_clear(s);
+        ef->stats.writebacks++;
+    }
+    return err;
+}
+
+/* Read a held slot's block from the file into every byte that was not written here. */
+static int fetch(ADIO_File fd, struct edonio_segment *seg, int owner, int32_t slot)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    uint32_t at = 0;
+    int err;
+
+    /* Only what the file system has: past its end, a block is zeros (EDONIO left garbage). */
+    ADIO_Offset on_disk = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_DISK) - block_start(ef, s->block);
+    size_t len = on_disk <= 0 ? 0 : on_disk < seg->block_size ? (size_t)on_disk : seg->block_size;
+    memset(ef->fetch_buf + len, 0, seg->block_size - len);
+    if (len > 0 && (err = fs_read(fd, ef->fetch_buf, len, block_start(ef, s->block))) != 0)
+        return err;
+    for (uint32_t i = 0; i <= s->ndirty; i++) {
+        uint32_t end = i < s->ndirty ? s->dirty[i].lo : seg->block_size;
+        if (end > at)
+            ADIOI_EDONIO_Slot_put(ef, owner, slot, at, ef->fetch_buf + at, end - at);
+        if (i < s->ndirty)
+            at = s->dirty[i].hi;
+    }
+    edonio_mark_valid(s);
+    return 0;
+}
+
+/* The slot of a held segment that holds block, taking (and if need be evicting) one. */
+static int slot_for(ADIO_File fd, struct edonio_segment *seg, int owner, int64_t block,
+                    int32_t *slot)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    int err;
+
+    *slot = edonio_lookup(seg, block);
+    if (*slot != EDONIO_NO_SLOT) {
+        ef->stats.hits++;
+        edonio_touch(seg, *slot);
+        return 0;
+    }
+    ef->stats.misses++;
+    *slot = edonio_insert(seg, block);
+    if (*slot != EDONIO_NO_SLOT)
+        return 0;
+    int32_t victim = edonio_victim(seg);
+    err = write_back(fd, seg, owner, victim);
+    if (err)
+        return err;
+    edonio_remove(seg, victim);
+    ef->stats.evictions++;
+    *slot = edonio_insert(seg, block);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the read-only data cache */
+
+/* A remote block of a read-only file, from this process's own read-only cache. */
+static int ro_lookup(struct edonio_file *ef, int64_t block, uint32_t lo, uint32_t hi, void *out)
+{
+    int32_t slot;
+
+    if (ef->ro == NULL || (int)(block % ef->nprocs) == ef->rank)
+        return 0;
+    slot = edonio_lookup(ef->ro, block);
+    if (slot == EDONIO_NO_SLOT)
+        return 0;
+    edonio_touch(ef->ro, slot);
+    memcpy(out, edonio_slot_data(ef->ro, slot) + lo, hi - lo);
+    ef->stats.ro_hits++;
+    return 1;
+}
+
+/* Keep a copy of a whole (VALID) remote block read from its owner. */
+static void ro_keep(struct edonio_file *ef, int owner, int32_t owner_slot, int64_t block)
+{
+    int32_t slot;
+
+    if (ef->ro == NULL || owner == ef->rank)
+        return;
+    slot = edonio_insert(ef->ro, block);
+    if (slot == EDONIO_NO_SLOT) {
+        edonio_remove(ef->ro, edonio_victim(ef->ro)); /* never dirty: just drop it */
+        slot = edonio_insert(ef->ro, block);
+    }
+    ADIOI_EDONIO_Slot_get(ef, owner, owner_slot, 0, edonio_slot_data(ef->ro, slot),
+                          ef->ro->block_size);
+}
+
+/* ------------------------------------------------------------------ pieces */
+
+static int read_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, void *out)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    int owner = (int)(block % ef->nprocs), err;
+    struct edonio_segment *seg;
+    int32_t slot;
+
+    if (ro_lookup(ef, block, lo, hi, out))
+        return 0;
+    seg = ADIOI_EDONIO_Acquire(ef, owner);
+    err = slot_for(fd, seg, owner, block, &slot);
+    if (err == 0) {
+        struct edonio_slot *s = edonio_slot_at(seg, slot);
+        /* The read-only cache keeps whole blocks, so fetch the whole block for it. */
+        int whole = ef->ro != NULL && owner != ef->rank;
+        if (!edonio_readable(s, lo, hi) || (whole && !(s->flags & EDONIO_SLOT_VALID)))
+            err = fetch(fd, seg, owner, slot);
+        if (err == 0) {
+            ADIOI_EDONIO_Slot_get(ef, owner, slot, lo, out, hi - lo);
+            if (whole)
+                ro_keep(ef, owner, slot, block);
+        }
+    }
+    ADIOI_EDONIO_Release(ef, owner, 1);
+    return err;
+}
+
+static int write_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, const void *in)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    int owner = (int)(block % ef->nprocs), err;
+    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, owner);
+    int32_t slot;
+
+    err = slot_for(fd, seg, owner, block, &slot);
+    if (err == 0) {
+        struct edonio_slot *s = edonio_slot_at(seg, slot);
+        if (edonio_dirty_add(s, lo, hi) != 0) {
+            /* Too many separate extents: fetch the rest of the block, then one extent does. */
+            err = fetch(fd, seg, owner, slot);
+            if (err == 0)
+                edonio_dirty_add(s, lo, hi);
+        }
+        if (err == 0)
+            ADIOI_EDONIO_Slot_put(ef, owner, slot, lo, in, hi - lo);
+    }
+    ADIOI_EDONIO_Release(ef, owner, 1);
+    return err;
+}
+
+/* Cut [off, off + len) at block boundaries and call fn on each piece. */
+static int for_pieces(ADIO_File fd, ADIO_Offset off, ADIO_Offset len, char *buf,
+                      int (*fn)(ADIO_File, int64_t, uint32_t, uint32_t, char *))
+{
+    struct edonio_file *ef = edonio_state(fd);
+    ADIO_Offset bs = ef->hints.block_size, done = 0;
+
+    while (done < len) {
+        ADIO_Offset pos = off + done;
+        int64_t block = (int64_t)(pos / bs);
+        uint32_t lo = (uint32_t)(pos - (ADIO_Offset)block * bs);
+        uint32_t hi = (uint32_t)(len - done < bs - lo ? lo + (len - done) : bs);
+        int err = fn(fd, block, lo, hi, buf + done);
+        if (err)
+            return err;
+        done += hi - lo;
+    }
+    return 0;
+}
+
+static int read_piece_cb(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, char *buf)
+{
+    return read_piece(fd, block, lo, hi, buf);
+}
+
+static int write_piece_cb(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, char *buf)
+{
+    return write_piece(fd, block, lo, hi, buf);
+}
+
+/* ------------------------------------------------------------------ the entry points */
+
+/* Read up to len bytes at off; *got is what the file holds there (less at its end). errno or 0. */
+int ADIOI_EDONIO_Cache_read(ADIO_File fd, void *buf, ADIO_Offset off, ADIO_Offset len,
+                            ADIO_Offset *got)
+{
+    ADIO_Offset size = ADIOI_EDONIO_Size_get(edonio_state(fd), EDONIO_SIZE_FILE);
+
+    *got = 0;
+    if (off >= size || len <= 0)
+        return 0;
+    if (len > size - off)
+        len = size - off;
+    int err = for_pieces(fd, off, len, buf, read_piece_cb);
+    if (err == 0)
+        *got = len;
+    return err;
+}
+
+int ADIOI_EDONIO_Cache_write(ADIO_File fd, const void *buf, ADIO_Offset off, ADIO_Offset len)
+{
+    int err;
+
+    if (len <= 0)
+        return 0;
+    err = for_pieces(fd, off, len, (char *)buf, write_piece_cb);
+    /* What was written is part of the file, even if a piece after it failed. */
+    ADIOI_EDONIO_Size_max(edonio_state(fd), EDONIO_SIZE_FILE, off + len);
+    return err;
+}
+
+static int by_block(const void *a, const void *b)
+{
+    int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+    return (x > y) - (x < y);
+}
+
+/* Write back every dirty block this process owns, in file order. errno of the first failure. */
+int ADIOI_EDONIO_Cache_flush_mine(ADIO_File fd)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, ef->rank);
+    int64_t(*dirty)[2] = ADIOI_Malloc((size_t)(seg->nslots + 1) * sizeof(*dirty));
+    int32_t n = 0;
+    int err = 0;
+
+    for (int32_t i = 0; i < seg->nslots; i++) {
+        struct edonio_slot *s = edonio_slot_at(seg, i);
+        if (s->block >= 0 && s->ndirty > 0) {
+            dirty[n][0] = s->block;
+            dirty[n++][1] = i;
+        }
+    }
+    qsort(dirty, (size_t)n, sizeof(*dirty), by_block);
+    for (int32_t i = 0; i < n; i++) {
+        int e = write_back(fd, seg, ef->rank, (int32_t)dirty[i][1]);
+        if (e && !err)
+            err = e; /* keep going: write back what can be written */
+    }
+    ADIOI_Free(dirty);
+    ADIOI_EDONIO_Release(ef, ef->rank, 1);
+    return err;
+}
+
+/* The file now ends at size: drop or cut this process's blocks past it. */
+void ADIOI_EDONIO_Cache_trim_mine(ADIO_File fd, ADIO_Offset size)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, ef->rank);
+
+    for (int32_t i = 0; i < seg->nslots; i++) {
+        struct edonio_slot *s = edonio_slot_at(seg, i);
+        ADIO_Offset start = s->block >= 0 ? block_start(ef, s->block) : -1;
+        if (start < 0 || start + seg->block_size <= size)
+            continue;
+        edonio_truncate_slot(seg, i, start >= size ? 0 : (uint32_t)(size - start));
+    }
+    ADIOI_EDONIO_Release(ef, ef->rank, 1);
+    if (ef->ro != NULL) /* read-only files do not shrink, but be safe */
+        edonio_segment_init(ef->ro, ef->ro->nslots, ef->ro->block_size);
+}
+
+/*
+ * Collective: fill this process's free slots with the blocks it owns, from the block holding the
+ * smallest file pointer of all processes on, never displacing cached blocks. errno or 0.
+ */
+int ADIOI_EDONIO_Cache_preload(ADIO_File fd)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    long long mine = (long long)fd->fp_ind, from;
+    ADIO_Offset size = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_FILE);
+    int err = 0;
+
+    MPI_Allreduce(&mine, &from, 1, MPI_LONG_LONG, MPI_MIN, ef->comm);
+    int64_t first = from / ef->hints.block_size;
+    int64_t b = first + ((ef->rank - first % ef->nprocs) + ef->nprocs) % ef->nprocs;
+    for (; block_start(ef, b) < size && err == 0; b += ef->nprocs) {
+        struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, ef->rank);
+        int32_t slot = EDONIO_NO_SLOT;
+        int full = seg->free_head == EDONIO_NO_SLOT;
+        if (!full && edonio_lookup(seg, b) == EDONIO_NO_SLOT) {
+            slot = edonio_insert(seg, b);
+            err = fetch(fd, seg, ef->rank, slot);
+            if (err)
+                edonio_remove(seg, slot);
+        }
+        ADIOI_EDONIO_Release(ef, ef->rank, 1);
+        if (full)
+            break;
+    }
+    return err;
+}
