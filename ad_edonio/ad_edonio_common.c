@@ -1,7 +1,9 @@
 /*
- * edonio: errors. One translator from errno to MPI error codes, and the agreement that makes every
- * process of a collective call report the same outcome.
+ * edonio: errors. One translator from errno to MPI error codes (the class, and a message that names
+ * the operation, the cause and the file), and the agreement that makes every process of a
+ * collective call report the same outcome.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,10 +11,40 @@
 #include "adioi.h"
 #include "glue.h"
 
+static int errno_class(int my_errno)
+{
+    switch (my_errno) {
+        case ENOENT:
+            return MPI_ERR_NO_SUCH_FILE;
+        case EACCES:
+        case EPERM:
+            return MPI_ERR_ACCESS;
+        case ENOSPC:
+            return MPI_ERR_NO_SPACE;
+        case EDQUOT:
+            return MPI_ERR_QUOTA;
+        case EEXIST:
+            return MPI_ERR_FILE_EXISTS;
+        case EROFS:
+            return MPI_ERR_READ_ONLY;
+        case ENAMETOOLONG:
+        case ENOTDIR:
+        case EISDIR:
+            return MPI_ERR_BAD_FILE;
+        case ENOMEM:
+            return MPI_ERR_NO_MEM;
+        default: /* EIO, short transfers, and the rest */
+            return MPI_ERR_IO;
+    }
+}
+
+/* The one translator: an errno from a file-system call on filename, as an MPI error code. */
 int ADIOI_EDONIO_Err(const char *myname, const char *filename, int my_errno)
 {
-    /* ROMIO's translator knows the MPI error class of each errno and names the file. */
-    return ADIOI_Err_create_code(myname, filename, my_errno);
+    char text[MPI_MAX_ERROR_STRING];
+
+    snprintf(text, sizeof(text), "%s: %s: %s", myname, strerror(my_errno), filename);
+    return edonio_error_code(errno_class(my_errno), text);
 }
 
 /*

@@ -28,7 +28,7 @@ mkdir -p "$bin" "$data"
 
 build() {
     local cflags="-std=c11 -O1 -g -Wall -Wextra -Werror"
-    for t in t_driver t_errors t_types; do
+    for t in t_driver t_errors t_types t_nospace; do
         mpicc $cflags -o "$bin/$t" "$here/$t.c"
     done
     mpifort -O1 -g -o "$bin/t_fortran" "$here/t_fortran.f90"
@@ -108,6 +108,21 @@ test_symbols() {
     fi
 }
 
+# A full file system: the sync fails with MPI_ERR_NO_SPACE on every rank, the data stays cached,
+# and once there is room again the next sync writes it. Needs a small file system of its own.
+test_nospace() {
+    local fs="$work/smallfs"
+    mkdir -p "$fs"
+    if [ "$(id -u)" -ne 0 ] || ! mount -t tmpfs -o size=1m tmpfs "$fs" 2>/dev/null; then
+        skip "edonio/nospace np=2" "mounting a 1 MiB tmpfs needs root"
+        return
+    fi
+    dd if=/dev/zero of="$fs/ballast" bs=64k count=12 status=none
+    run_mpi "edonio/nospace np=2" "$work/nospace.log" 2 "${force_edonio[@]}" -- \
+        "$bin/t_nospace" "$fs/data" "$fs/ballast"
+    umount "$fs"
+}
+
 # edonio's code stays clean under valgrind's memcheck: no invalid access, no use of uninitialised
 # memory, no definite leak that is not the host MPI's own (test/valgrind.supp).
 test_valgrind() {
@@ -136,5 +151,6 @@ test_driver
 test_errors
 test_types
 test_fortran
+test_nospace
 test_valgrind
 summary
