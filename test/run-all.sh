@@ -5,6 +5,7 @@
 #   romio    ROMIO's own test programs, under ufs and under edonio
 #   pnetcdf  PnetCDF's own test suite (make check, and its 4-process tests) under edonio
 #   hdf5     a parallel HDF5 program under edonio
+#   fem      EDONIO's finite-element program (perf/fem), edonio against ufs, checked byte for byte
 #   asan     edonio's own tests and ROMIO's under edonio built with AddressSanitizer and UBSan
 #            (when EDONIO_ASAN_BUILDDIR names that build; scripts/test-all.sh makes it)
 # Each group prints one line per test; this script adds them up and ends with the one line CI
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 --builddir DIR --romio-builddir DIR --cache DIR" >&2; exit 2 ;;
     esac
 done
-default_groups="unit edonio romio pnetcdf hdf5"
+default_groups="unit edonio fem romio pnetcdf hdf5"
 [ -n "${EDONIO_ASAN_BUILDDIR:-}" ] && default_groups="$default_groups asan"
 groups=${EDONIO_TEST_GROUPS:-$default_groups}
 work=${EDONIO_TEST_WORKDIR:-$builddir/test-work}
@@ -71,6 +72,7 @@ for group in $groups; do
         romio) run_group romio "$here/romio/run.sh" ;;
         pnetcdf) run_group pnetcdf bash -c "'$here/pnetcdf/build.sh' && '$here/pnetcdf/run.sh'" ;;
         hdf5) run_group hdf5 "$here/hdf5/run.sh" ;;
+        fem) run_group fem "$here/../perf/fem/run-test.sh" ;;
         asan) run_group asan run_sanitized ;;
         *) echo "unknown test group $group" >&2; exit 2 ;;
     esac
