@@ -70,7 +70,7 @@ for group in $groups; do
         edonio) run_group edonio "$here/edonio/run.sh" --builddir "$builddir" \
                     --workdir "$work/edonio" ;;
         romio) run_group romio "$here/romio/run.sh" ;;
-        pnetcdf) run_group pnetcdf bash -c "'$here/pnetcdf/build.sh' && '$here/pnetcdf/run.sh'" ;;
+        pnetcdf) run_group pnetcdf "$here/pnetcdf/run.sh" ;;
         hdf5) run_group hdf5 "$here/hdf5/run.sh" ;;
         fem) run_group fem "$here/../perf/fem/run-test.sh" ;;
         asan) run_group asan run_sanitized ;;

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Build and run h5_hyperslab (parallel HDF5 over MPI-IO) on 1, 2 and 4 MPI processes.
+#
+# With EDONIO_LIB set, the runs use LD_PRELOAD=$EDONIO_LIB ROMIO_FSTYPE_FORCE=edonio:, and
+# EDONIO_STATS must show that edonio closed files. Without it, they run on stock MPICH.
+#
+# Prints one line per run (PASS/FAIL hdf5/h5_hyperslab np=N) and closes with
+# "N passed, N failed". Exits non-zero on any failure.
+#
+# Environment:
+#   EDONIO_LIB            path of libedonio.so (optional)
+#   EDONIO_TEST_WORKDIR   scratch dir (default: a mktemp dir, removed after a fully passing run
+#                         unless EDONIO_KEEP_WORKDIR=1)
+#   HDF5_NPROCS           process counts to run (default: "1 2 4")
+#   HDF5_RUN_TIMEOUT      seconds for one run (default 300)
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NPROCS=${HDF5_NPROCS:-1 2 4}
+RUN_TIMEOUT=${HDF5_RUN_TIMEOUT:-300}
+# MPICH's tools by their explicit names: plain mpicc/mpiexec may be Open MPI's alternatives.
+MPICC=mpicc.mpich
+MPIEXEC=mpiexec.mpich
+# Debian's parallel HDF5 for MPICH (libhdf5-mpich-dev).
+HDF5_CFLAGS=(-I/usr/include/hdf5/mpich)
+HDF5_LIBS=(-lhdf5_mpich)
+
+PASSED=0
+FAILED=0
+
+log() { printf 'hdf5: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 2; }
+
+report() {
+    local status=$1 name=hdf5/$2 detail=${3:-}
+    if [[ $status == PASS ]]; then
+        PASSED=$((PASSED + 1))
+    else
+        FAILED=$((FAILED + 1))
+    fi
+    printf '%s %s%s\n' "$status" "$name" "${detail:+ ($detail)}"
+}
+
+# Install missing Debian packages when we are root; otherwise say what is needed and stop.
+ensure_packages() {
+    local missing=() pkg
+    for pkg in "$@"; do
+        dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+    [[ ${#missing[@]} -eq 0 ]] && return 0
+    if [[ $(id -u) -ne 0 ]]; then
+        die "missing packages: ${missing[*]} (run: sudo apt-get install -y ${missing[*]})"
+    fi
+    log "installing ${missing[*]}"
+    # A fresh machine may have no package lists yet: update once and retry.
+    if ! apt_install "${missing[@]}"; then
+        apt-get update >&2
+        apt_install "${missing[@]}" || die "could not install ${missing[*]}"
+    fi
+}
+
+apt_install() {
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >&2
+}
+
+setup_workdir() {
+    if [[ -n ${EDONIO_TEST_WORKDIR:-} ]]; then
+        mkdir -p "$EDONIO_TEST_WORKDIR"
+        WORK=$(realpath "$EDONIO_TEST_WORKDIR")/hdf5
+        OWN_WORKDIR=0
+    else
+        WORK=$(mktemp -d "${TMPDIR:-/tmp}/edonio-hdf5.XXXXXX")
+        OWN_WORKDIR=1
+    fi
+    rm -rf "$WORK"
+    mkdir -p "$WORK"
+}
+
+# Fail early and clearly on a wrong EDONIO_LIB; make it absolute, since the tests run from
+# other directories.
+check_edonio_lib() {
+    [[ -z ${EDONIO_LIB:-} ]] && return 0
+    [[ -f $EDONIO_LIB ]] || die "EDONIO_LIB=$EDONIO_LIB: no such file (build libedonio.so first)"
+    EDONIO_LIB=$(realpath "$EDONIO_LIB")
+}
+
+# The environment the tests run in: edonio preloaded and forced, or nothing extra (stock MPICH).
+setup_edonio_env() {
+    TEST_ENV=()
+    [[ -z ${EDONIO_LIB:-} ]] && return 0
+    STATS_FILE=$WORK/edonio-stats.log
+    : >"$STATS_FILE"
+    TEST_ENV=(LD_PRELOAD="$EDONIO_LIB" ROMIO_FSTYPE_FORCE=edonio: EDONIO_STATS="$STATS_FILE")
+    log "using $EDONIO_LIB (stats in $STATS_FILE)"
+}
+
+compile() {
+    PROG=$WORK/h5_hyperslab
+    if ! "$MPICC" -std=c11 -Wall -Wextra -O2 "${HDF5_CFLAGS[@]}" -o "$PROG" \
+            "$HERE/h5_hyperslab.c" "${HDF5_LIBS[@]}" >"$WORK/compile.log" 2>&1; then
+        cat "$WORK/compile.log" >&2
+        report FAIL compile "see $WORK/compile.log"
+        return 1
+    fi
+    # The program must stay warning-free; show any warning without failing the run.
+    [[ -s $WORK/compile.log ]] && cat "$WORK/compile.log" >&2
+    return 0
+}
+
+stats_lines() {
+    grep -c '^edonio:' "$STATS_FILE" || true
+}
+
+# One run passes only if it exits 0, rank 0 printed " No Errors", and (with EDONIO_LIB) edonio
+# logged the closing of the files it wrote and read.
+run_np() {
+    local np=$1 out=$WORK/h5_hyperslab-np$1.out rc=0 before=0
+    [[ -n ${EDONIO_LIB:-} ]] && before=$(stats_lines)
+    env "${TEST_ENV[@]}" MPIEXEC_TIMEOUT="$RUN_TIMEOUT" timeout -k 10 $((RUN_TIMEOUT + 30)) \
+        "$MPIEXEC" -n "$np" "$PROG" "$WORK/h5_hyperslab-np$np.h5" >"$out" 2>&1 || rc=$?
+    if [[ -n ${EDONIO_LIB:-} && $rc -eq 0 && $(stats_lines) -eq $before ]]; then
+        report FAIL "h5_hyperslab np=$np" "passed, but edonio logged no closed file"
+    elif [[ $rc -eq 0 ]] && grep -qx ' No Errors' "$out"; then
+        report PASS "h5_hyperslab np=$np"
+    else
+        sed 's/^/    /' "$out" | tail -n 20 >&2
+        report FAIL "h5_hyperslab np=$np" "exit $rc: $(tail -n 1 "$out"); log: $out"
+    fi
+}
+
+check_edonio_used() {
+    local closed
+    [[ -z ${EDONIO_LIB:-} ]] && return 0
+    closed=$(stats_lines)
+    log "edonio closed $closed files"
+    if [[ $closed -gt 0 ]]; then
+        report PASS edonio-used "$closed files closed by edonio"
+    else
+        report FAIL edonio-used "no 'edonio:' line in $STATS_FILE"
+    fi
+}
+
+main() {
+    local np
+    ensure_packages gcc mpich libmpich-dev libhdf5-mpich-dev
+    check_edonio_lib
+    setup_workdir
+    setup_edonio_env
+    if compile; then
+        for np in $NPROCS; do
+            run_np "$np"
+        done
+        check_edonio_used
+    fi
+    if [[ $FAILED -eq 0 && $OWN_WORKDIR -eq 1 && ${EDONIO_KEEP_WORKDIR:-0} != 1 ]]; then
+        rm -rf "$WORK"
+    else
+        log "work dir $WORK"
+    fi
+    printf '%d passed, %d failed\n' "$PASSED" "$FAILED"
+    [[ $FAILED -eq 0 ]]
+}
+
+main "$@"
