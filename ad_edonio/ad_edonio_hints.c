@@ -120,6 +120,34 @@ static int same_shape(const struct edonio_hints *a, const struct edonio_hints *b
            a->ro_cache_size == b->ro_cache_size;
 }
 
+/*
+ * Collective (MPI_File_set_info, MPI_File_set_view) on an open file: rank 0's new hints for all.
+ * A new shape rebuilds the cache; preload turned on now preloads now, as EDONIO's do_preload.
+ */
+static void change(ADIO_File fd, struct edonio_hints *h, int *error_code)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    int preload_now;
+
+    MPI_Bcast(h, sizeof(*h), MPI_BYTE, 0, ef->comm);
+    preload_now = h->preload && !ef->hints.preload;
+    if (ef->access == EDONIO_ACCESS_NONE) {
+        ef->hints = *h;
+        return;
+    }
+    if (!same_shape(h, &ef->hints)) {
+        ADIOI_EDONIO_Cache_rebuild(fd, h, error_code); /* preloads if asked */
+        return;
+    }
+    ef->hints = *h;
+    if (preload_now) {
+        int err = ADIOI_EDONIO_Cache_preload(fd);
+        *error_code =
+            err ? ADIOI_EDONIO_Err("ADIOI_EDONIO_PRELOAD", fd->filename, err) : MPI_SUCCESS;
+        ADIOI_EDONIO_Agree(ef->comm, error_code);
+    }
+}
+
 void ADIOI_EDONIO_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
 {
     struct edonio_file *ef = edonio_state(fd);
@@ -139,9 +167,9 @@ void ADIOI_EDONIO_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     }
     h = ef->hints;
     parse(users_info, &h);
-    if (!ef->opened || same_shape(&h, &ef->hints))
-        ef->hints = h;
+    if (ef->opened)
+        change(fd, &h, error_code);
     else
-        ADIOI_EDONIO_Cache_rebuild(fd, &h, error_code);
+        ef->hints = h; /* OpenColl takes rank 0's */
     ADIOI_EDONIO_Hints_report(fd, &ef->hints);
 }

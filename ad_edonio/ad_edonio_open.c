@@ -136,10 +136,9 @@ void ADIOI_EDONIO_Cache_rebuild(ADIO_File fd, const struct edonio_hints *h, int 
 {
     static char myname[] = "ADIOI_EDONIO_SETINFO";
     struct edonio_file *ef = edonio_state(fd);
-    struct edonio_hints mine = *h;
+    struct edonio_hints mine = *h; /* the same on every process (see ad_edonio_hints.c) */
     int err;
 
-    MPI_Bcast(&mine, sizeof(mine), MPI_BYTE, 0, ef->comm);
     ADIOI_EDONIO_Cache_detach(fd, 0, error_code);
     if (*error_code != MPI_SUCCESS)
         return;
