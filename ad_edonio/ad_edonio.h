@@ -14,6 +14,8 @@
 #ifndef AD_EDONIO_H_INCLUDED
 #define AD_EDONIO_H_INCLUDED
 
+#include <sys/types.h>
+
 #include "adio.h"
 #include "ad_edonio_cache.h"
 
@@ -73,6 +75,11 @@ struct edonio_file {
     unsigned char *wb_buf;         /* one block, for write-back of a segment reached by RMA */
     struct edonio_segment *ro;     /* read-only data cache of remote blocks, or NULL */
     int opened;                    /* the collective open is done (the state is complete) */
+    struct edonio_file *primary;   /* an alias: the handle whose cache this one shares */
+    dev_t dev;                     /* the file's identity, to find other handles of it */
+    ino_t ino;
+    struct edonio_file *next_open;  /* this process's primaries (ad_edonio_alias.c) */
+    struct edonio_file *next_alias; /* primary: its first alias; alias: the next one */
 };
 
 static inline struct edonio_file *edonio_state(ADIO_File fd)
@@ -114,12 +121,19 @@ void ADIOI_EDONIO_Size_set(struct edonio_file *ef, int which, ADIO_Offset size);
 int ADIOI_EDONIO_Cache_read(ADIO_File fd, void *buf, ADIO_Offset off, ADIO_Offset len,
                             ADIO_Offset *got);
 int ADIOI_EDONIO_Cache_write(ADIO_File fd, const void *buf, ADIO_Offset off, ADIO_Offset len);
-int ADIOI_EDONIO_Cache_flush_mine(ADIO_File fd);
+int ADIOI_EDONIO_Cache_flush_mine(ADIO_File fd, int drop);
 void ADIOI_EDONIO_Cache_trim_mine(ADIO_File fd, ADIO_Offset size);
 int ADIOI_EDONIO_Cache_preload(ADIO_File fd);
 int ADIOI_EDONIO_Cache_attach(ADIO_File fd);
 void ADIOI_EDONIO_Cache_detach(ADIO_File fd, int always, int *error_code);
 void ADIOI_EDONIO_Cache_rebuild(ADIO_File fd, const struct edonio_hints *h, int *error_code);
+
+/* Several handles of one file in one process (ad_edonio_alias.c). */
+int ADIOI_EDONIO_Alias_attach(ADIO_File fd);
+void ADIOI_EDONIO_Alias_register(struct edonio_file *ef);
+void ADIOI_EDONIO_Alias_unregister(struct edonio_file *ef);
+void ADIOI_EDONIO_Alias_detach(struct edonio_file *ef);
+void ADIOI_EDONIO_Cache_trim_all(ADIO_File fd, ADIO_Offset size);
 
 /* Helpers (ad_edonio_common.c, ad_edonio_hints.c, ad_edonio_stats.c). */
 int ADIOI_EDONIO_Err(const char *myname, const char *filename, int my_errno);

@@ -319,8 +319,12 @@ static int by_block(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Write back every dirty block this process owns, in file order. errno of the first failure. */
-int ADIOI_EDONIO_Cache_flush_mine(ADIO_File fd)
+/*
+ * Write back every dirty block this process owns, in file order; errno of the first failure.
+ * With 'drop', clean blocks are dropped too (MPI_File_sync: the next read sees the file system,
+ * which other handles of the file, or other programs, may have written).
+ */
+int ADIOI_EDONIO_Cache_flush_mine(ADIO_File fd, int drop)
 {
     struct edonio_file *ef = edonio_state(fd);
     struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, ef->rank);
@@ -342,15 +346,20 @@ int ADIOI_EDONIO_Cache_flush_mine(ADIO_File fd)
             err = e; /* keep going: write back what can be written */
     }
     ADIOI_Free(dirty);
+    for (int32_t i = 0; drop && i < seg->nslots; i++)
+        if (edonio_slot_at(seg, i)->block >= 0 && edonio_slot_at(seg, i)->ndirty == 0)
+            edonio_remove(seg, i);
     ADIOI_EDONIO_Release(ef, ef->rank, 1);
+    if (drop && ef->ro != NULL)
+        edonio_segment_init(ef->ro, ef->ro->nslots, ef->ro->block_size);
     return err;
 }
 
-/* The file now ends at size: drop or cut this process's blocks past it. */
-void ADIOI_EDONIO_Cache_trim_mine(ADIO_File fd, ADIO_Offset size)
+/* The file now ends at size: drop or cut owner's blocks past it. */
+static void trim(ADIO_File fd, int owner, ADIO_Offset size)
 {
     struct edonio_file *ef = edonio_state(fd);
-    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, ef->rank);
+    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, owner);
 
     for (int32_t i = 0; i < seg->nslots; i++) {
         struct edonio_slot *s = edonio_slot_at(seg, i);
@@ -359,9 +368,22 @@ void ADIOI_EDONIO_Cache_trim_mine(ADIO_File fd, ADIO_Offset size)
             continue;
         edonio_truncate_slot(seg, i, start >= size ? 0 : (uint32_t)(size - start));
     }
-    ADIOI_EDONIO_Release(ef, ef->rank, 1);
+    ADIOI_EDONIO_Release(ef, owner, 1);
+}
+
+void ADIOI_EDONIO_Cache_trim_mine(ADIO_File fd, ADIO_Offset size)
+{
+    struct edonio_file *ef = edonio_state(fd);
+
+    trim(fd, ef->rank, size);
     if (ef->ro != NULL) /* read-only files do not shrink, but be safe */
         edonio_segment_init(ef->ro, ef->ro->nslots, ef->ro->block_size);
+}
+
+void ADIOI_EDONIO_Cache_trim_all(ADIO_File fd, ADIO_Offset size)
+{
+    for (int owner = 0; owner < edonio_state(fd)->nprocs; owner++)
+        trim(fd, owner, size);
 }
 
 /*

@@ -7,21 +7,36 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ad_edonio.h"
 #include "adioi.h"
 
-/* Collective: on success every process's failure is agreed on (ADIOI_EDONIO_Agree). */
+/*
+ * Collective (MPI_File_sync): every dirty block written back and fsynced, and every clean one
+ * dropped, so that after sync-barrier-sync this handle sees what other handles of the file wrote
+ * (MPI's consistency rule; PnetCDF, for one, opens a file twice). The file's size is then what
+ * the file system says. Every process returns the same outcome.
+ */
 static void flush_all(ADIO_File fd, const char *myname, int *error_code)
 {
     struct edonio_file *ef = edonio_state(fd);
-    int err = ADIOI_EDONIO_Cache_flush_mine(fd);
+    /* An alias writes back what this process owns in the shared cache, and keeps the rest. */
+    int err = ADIOI_EDONIO_Cache_flush_mine(fd, ef->primary == NULL);
+    struct stat st;
 
     if (err == 0 && fsync(fd->fd_sys) != 0)
         err = errno;
     *error_code = err ? ADIOI_EDONIO_Err(myname, fd->filename, err) : MPI_SUCCESS;
     ADIOI_EDONIO_Agree(ef->comm, error_code);
+    if (*error_code != MPI_SUCCESS || ef->primary != NULL)
+        return; /* some dirty data is still cached: the size stays what was written */
+    if (ef->rank == 0 && fstat(fd->fd_sys, &st) == 0) {
+        ADIOI_EDONIO_Size_set(ef, EDONIO_SIZE_FILE, st.st_size);
+        ADIOI_EDONIO_Size_set(ef, EDONIO_SIZE_DISK, st.st_size);
+    }
+    MPI_Barrier(ef->comm);
 }
 
 void ADIOI_EDONIO_Flush(ADIO_File fd, int *error_code)
@@ -47,8 +62,11 @@ void ADIOI_EDONIO_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
     }
     /* Nobody writes while the end moves: MPI_File_set_size is collective. */
     MPI_Barrier(ef->comm);
-    ADIOI_EDONIO_Cache_trim_mine(fd, size);
-    if (ef->rank == 0) {
+    if (ef->primary != NULL)
+        ADIOI_EDONIO_Cache_trim_all(fd, size); /* an alias alone: every owner's blocks */
+    else
+        ADIOI_EDONIO_Cache_trim_mine(fd, size);
+    if (ef->rank == 0 || ef->primary != NULL) {
         if (ftruncate(fd->fd_sys, size) != 0)
             err = errno;
         else

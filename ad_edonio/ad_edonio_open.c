@@ -119,12 +119,13 @@ void ADIOI_EDONIO_Cache_detach(ADIO_File fd, int always, int *error_code)
 {
     static char myname[] = "ADIOI_EDONIO_CLOSE";
     struct edonio_file *ef = edonio_state(fd);
-    int err = ADIOI_EDONIO_Cache_flush_mine(fd);
+    int err = ADIOI_EDONIO_Cache_flush_mine(fd, 0);
 
     *error_code = err ? ADIOI_EDONIO_Err(myname, fd->filename, err) : MPI_SUCCESS;
     ADIOI_EDONIO_Agree(ef->comm, error_code);
     if (*error_code != MPI_SUCCESS && !always)
         return;
+    ADIOI_EDONIO_Alias_unregister(ef); /* its aliases go to the file system, now up to date */
     ADIOI_EDONIO_Segments_free(fd);
     if (ef->ro != NULL) /* ROMIO's allocator refuses NULL */
         ADIOI_Free(ef->ro);
@@ -180,8 +181,11 @@ void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_c
     /* One shape for everyone: rank 0's hints. */
     MPI_Bcast(&ef->hints, sizeof(ef->hints), MPI_BYTE, 0, ef->comm);
     ADIOI_EDONIO_Hints_report(fd, &ef->hints);
-    if (!is_shared_fp_file(fd, ef->nprocs))
+    if (!is_shared_fp_file(fd, ef->nprocs) && !ADIOI_EDONIO_Alias_attach(fd)) {
         err = ADIOI_EDONIO_Cache_attach(fd);
+        if (err == 0)
+            ADIOI_EDONIO_Alias_register(ef);
+    }
     *error_code = err ? ADIOI_EDONIO_Err(myname, fd->filename, err) : MPI_SUCCESS;
     ADIOI_EDONIO_Agree(ef->comm, error_code);
     if (*error_code != MPI_SUCCESS) {
@@ -201,7 +205,9 @@ void ADIOI_EDONIO_Close(ADIO_File fd, int *error_code)
 
     /* Rank 0 also closes once while creating the file, before the collective open. */
     if (ef != NULL && ef->opened) {
-        if (ef->access != EDONIO_ACCESS_NONE)
+        if (ef->primary != NULL)
+            ADIOI_EDONIO_Alias_detach(ef); /* the primary keeps the cache, and writes it back */
+        else if (ef->access != EDONIO_ACCESS_NONE)
             ADIOI_EDONIO_Cache_detach(fd, 1, &err);
         ADIOI_EDONIO_Stats_report(fd);
         state_free(fd);

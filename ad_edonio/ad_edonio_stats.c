@@ -56,9 +56,13 @@ void ADIOI_EDONIO_Stats_report(ADIO_File fd)
     MPI_Bcast(&on, 1, MPI_INT, 0, ef->comm);
     if (!on)
         return;
+    int rank, nprocs;
+
+    MPI_Comm_rank(ef->comm, &rank); /* in this handle's communicator (an alias has the primary's) */
+    MPI_Comm_size(ef->comm, &nprocs);
     MPI_Reduce(&ef->stats, total, NSTATS, MPI_LONG_LONG, MPI_SUM, 0, ef->comm);
-    if (ef->rank == 0)
-        emit(where, fd->filename, ef->nprocs, total);
+    if (rank == 0)
+        emit(where, fd->filename, nprocs, total);
 }
 
 /* This process's counters into the file's info, for MPI_File_get_info. */

@@ -28,7 +28,7 @@ mkdir -p "$bin" "$data"
 
 build() {
     local cflags="-std=c11 -O1 -g -Wall -Wextra -Werror"
-    for t in t_driver t_errors t_types t_nospace; do
+    for t in t_driver t_errors t_types t_nospace t_handles; do
         mpicc $cflags -o "$bin/$t" "$here/$t.c"
     done
     mpifort -O1 -g -o "$bin/t_fortran" "$here/t_fortran.f90"
@@ -63,6 +63,17 @@ test_driver() {
     # Two simulated nodes: MPICH splits the ranks into cliques and uses its network path.
     run_mpi "edonio/driver-2-nodes np=4" "$work/driver-nodes.log" 4 "${force_edonio[@]}" \
         MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_NOLOCAL=1 -- "$bin/t_driver" "$data/nodes" edonio
+}
+
+# Two handles of one file in one process (PnetCDF's pattern) see each other's writes.
+test_handles() {
+    local np
+    for np in 1 3; do
+        run_mpi "edonio/handles np=$np" "$work/handles-$np.log" "$np" "${force_edonio[@]}" -- \
+            "$bin/t_handles" "$data/handles-$np"
+    done
+    run_mpi "edonio/handles-2-nodes np=4" "$work/handles-nodes.log" 4 "${force_edonio[@]}" \
+        MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_NOLOCAL=1 -- "$bin/t_handles" "$data/handles-nodes"
 }
 
 test_errors() {
@@ -149,6 +160,7 @@ build
 test_symbols
 test_driver
 test_errors
+test_handles
 test_types
 test_fortran
 test_nospace

@@ -30,6 +30,8 @@ FAILED=0
 
 log() { printf 'hdf5: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 2; }
+# shellcheck source=../deps.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../deps.sh"
 
 report() {
     local status=$1 name=hdf5/$2 detail=${3:-}
@@ -39,59 +41,6 @@ report() {
         FAILED=$((FAILED + 1))
     fi
     printf '%s %s%s\n' "$status" "$name" "${detail:+ ($detail)}"
-}
-
-# Install missing Debian packages when we are root; otherwise say what is needed and stop.
-ensure_packages() {
-    local missing=() pkg
-    for pkg in "$@"; do
-        dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
-    done
-    [[ ${#missing[@]} -eq 0 ]] && return 0
-    if [[ $(id -u) -ne 0 ]]; then
-        die "missing packages: ${missing[*]} (run: sudo apt-get install -y ${missing[*]})"
-    fi
-    log "installing ${missing[*]}"
-    # A fresh machine may have no package lists yet: update once and retry.
-    if ! apt_install "${missing[@]}"; then
-        apt-get update >&2
-        apt_install "${missing[@]}" || die "could not install ${missing[*]}"
-    fi
-}
-
-apt_install() {
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >&2
-}
-
-setup_workdir() {
-    if [[ -n ${EDONIO_TEST_WORKDIR:-} ]]; then
-        mkdir -p "$EDONIO_TEST_WORKDIR"
-        WORK=$(realpath "$EDONIO_TEST_WORKDIR")/hdf5
-        OWN_WORKDIR=0
-    else
-        WORK=$(mktemp -d "${TMPDIR:-/tmp}/edonio-hdf5.XXXXXX")
-        OWN_WORKDIR=1
-    fi
-    rm -rf "$WORK"
-    mkdir -p "$WORK"
-}
-
-# Fail early and clearly on a wrong EDONIO_LIB; make it absolute, since the tests run from
-# other directories.
-check_edonio_lib() {
-    [[ -z ${EDONIO_LIB:-} ]] && return 0
-    [[ -f $EDONIO_LIB ]] || die "EDONIO_LIB=$EDONIO_LIB: no such file (build libedonio.so first)"
-    EDONIO_LIB=$(realpath "$EDONIO_LIB")
-}
-
-# The environment the tests run in: edonio preloaded and forced, or nothing extra (stock MPICH).
-setup_edonio_env() {
-    TEST_ENV=()
-    [[ -z ${EDONIO_LIB:-} ]] && return 0
-    STATS_FILE=$WORK/edonio-stats.log
-    : >"$STATS_FILE"
-    TEST_ENV=(LD_PRELOAD="$EDONIO_LIB" ROMIO_FSTYPE_FORCE=edonio: EDONIO_STATS="$STATS_FILE")
-    log "using $EDONIO_LIB (stats in $STATS_FILE)"
 }
 
 compile() {
@@ -144,7 +93,7 @@ main() {
     local np
     ensure_packages gcc mpich libmpich-dev libhdf5-mpich-dev
     check_edonio_lib
-    setup_workdir
+    setup_workdir hdf5
     setup_edonio_env
     if compile; then
         for np in $NPROCS; do

@@ -32,28 +32,10 @@ MPIEXEC=mpiexec.mpich
 
 log() { printf 'pnetcdf-build: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+# shellcheck source=../deps.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../deps.sh"
 
-# Install missing Debian packages when we are root; otherwise say what is needed and stop.
-ensure_packages() {
-    local missing=() pkg
-    for pkg in "$@"; do
-        dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
-    done
-    [[ ${#missing[@]} -eq 0 ]] && return 0
-    if [[ $(id -u) -ne 0 ]]; then
-        die "missing packages: ${missing[*]} (run: sudo apt-get install -y ${missing[*]})"
-    fi
-    log "installing ${missing[*]}"
-    # A fresh machine may have no package lists yet: update once and retry.
-    if ! apt_install "${missing[@]}"; then
-        apt-get update >&2
-        apt_install "${missing[@]}" || die "could not install ${missing[*]}"
-    fi
-}
 
-apt_install() {
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >&2
-}
 
 required_packages() {
     # dpkg-dev: apt-get source unpacks with dpkg-source. The autotools: Debian's source has

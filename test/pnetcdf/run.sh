@@ -35,6 +35,8 @@ declare -A KNOWN=()
 
 log() { printf 'pnetcdf: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 2; }
+# shellcheck source=../deps.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../deps.sh"
 
 load_known_failures() {
     local name reason
@@ -69,34 +71,8 @@ report() {
     printf '%s %s%s\n' "$status" "$name" "${detail:+ ($detail)}"
 }
 
-# Fail early and clearly on a wrong EDONIO_LIB; make it absolute, since the tests run from
-# other directories.
-check_edonio_lib() {
-    [[ -z ${EDONIO_LIB:-} ]] && return 0
-    [[ -f $EDONIO_LIB ]] || die "EDONIO_LIB=$EDONIO_LIB: no such file (build libedonio.so first)"
-    EDONIO_LIB=$(realpath "$EDONIO_LIB")
-}
-
-# The environment the tests run in: edonio preloaded and forced, or nothing extra (stock MPICH).
-setup_edonio_env() {
-    TEST_ENV=()
-    [[ -z ${EDONIO_LIB:-} ]] && return 0
-    STATS_FILE=$WORK/edonio-stats.log
-    : >"$STATS_FILE"
-    TEST_ENV=(LD_PRELOAD="$EDONIO_LIB" ROMIO_FSTYPE_FORCE=edonio: EDONIO_STATS="$STATS_FILE")
-    log "using $EDONIO_LIB (stats in $STATS_FILE)"
-}
-
-setup_workdir() {
-    if [[ -n ${EDONIO_TEST_WORKDIR:-} ]]; then
-        mkdir -p "$EDONIO_TEST_WORKDIR"
-        WORK=$(realpath "$EDONIO_TEST_WORKDIR")/pnetcdf
-        OWN_WORKDIR=0
-    else
-        WORK=$(mktemp -d "${TMPDIR:-/tmp}/edonio-pnetcdf.XXXXXX")
-        OWN_WORKDIR=1
-    fi
-    rm -rf "$WORK"
+setup_pnetcdf_workdir() {
+    setup_workdir pnetcdf
     mkdir -p "$WORK/check-out" "$WORK/ptest-out" "$WORK/logs"
     # Records every mpiexec run (exit status and command) of "make ptest", so a failing
     # directory names the program that failed; PnetCDF's scripts don't echo their commands.
@@ -227,7 +203,7 @@ main() {
     local t0=$SECONDS
     load_known_failures
     check_edonio_lib
-    setup_workdir
+    setup_pnetcdf_workdir
     setup_edonio_env
     # build.sh is quick when the cache is warm; its last line is the build tree.
     BUILD=$("$HERE/build.sh" | tail -n 1) || BUILD=
