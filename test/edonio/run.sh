@@ -60,9 +60,17 @@ test_driver() {
     run_mpi "edonio/driver-edonio-run np=2" "$work/driver-run.log" 2 EDONIO_LIB="$lib" \
         LD_PRELOAD="${EDONIO_SANITIZER_RUNTIME:-}" -- \
         "$builddir/scripts/edonio-run" "$bin/t_driver" "$data/launcher" edonio
-    # Two simulated nodes: MPICH splits the ranks into cliques and uses its network path.
-    run_mpi "edonio/driver-2-nodes np=4" "$work/driver-nodes.log" 4 "${force_edonio[@]}" \
-        MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_NOLOCAL=1 -- "$bin/t_driver" "$data/nodes" edonio
+    # Simulated nodes: MPICH splits the ranks into cliques and uses its network path, and edonio
+    # reaches the other nodes' caches with RMA.
+    local nodes
+    for nodes in 2 4; do
+        run_mpi "edonio/driver-$nodes-nodes np=4" "$work/driver-nodes-$nodes.log" 4 \
+            "${force_edonio[@]}" MPIR_CVAR_NUM_CLIQUES=$nodes MPIR_CVAR_NOLOCAL=1 -- \
+            "$bin/t_driver" "$data/nodes-$nodes" edonio
+        run_mpi "edonio/types-$nodes-nodes np=4" "$work/types-nodes-$nodes.log" 4 \
+            "${force_edonio[@]}" MPIR_CVAR_NUM_CLIQUES=$nodes MPIR_CVAR_NOLOCAL=1 -- \
+            "$bin/t_types" "$data/types-nodes-$nodes"
+    done
 }
 
 # Two handles of one file in one process (PnetCDF's pattern) see each other's writes.
