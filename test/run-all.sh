@@ -2,11 +2,13 @@
 # The whole edonio test suite, as `make check` runs it:
 #   unit     parts of the driver tested on their own
 #   edonio   edonio's own tests of the drop-in library
+#   cache    the block cache seen from MPI programs, on one node and on simulated nodes
 #   romio    ROMIO's own test programs, under ufs and under edonio
 #   pnetcdf  PnetCDF's own test suite (make check, and its 4-process tests) under edonio
 #   hdf5     a parallel HDF5 program under edonio
 #   fem      EDONIO's finite-element program (perf/fem), edonio against ufs, checked byte for byte
-#   asan     edonio's own tests and ROMIO's under edonio built with AddressSanitizer and UBSan
+#   asan     edonio's own and cache tests and ROMIO's under edonio built with AddressSanitizer and
+#            UBSan
 #            (when EDONIO_ASAN_BUILDDIR names that build; scripts/test-all.sh makes it)
 # Each group prints one line per test; this script adds them up and ends with the one line CI
 # reads: "N passed, N failed[, N skipped]". EDONIO_TEST_GROUPS chooses groups (default: all).
@@ -26,7 +28,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 --builddir DIR --romio-builddir DIR --cache DIR" >&2; exit 2 ;;
     esac
 done
-default_groups="unit edonio fem romio pnetcdf hdf5"
+default_groups="unit edonio cache fem romio pnetcdf hdf5"
 [ -n "${EDONIO_ASAN_BUILDDIR:-}" ] && default_groups="$default_groups asan"
 groups=${EDONIO_TEST_GROUPS:-$default_groups}
 work=${EDONIO_TEST_WORKDIR:-$builddir/test-work}
@@ -54,14 +56,19 @@ run_group() {
 # The sanitizer runtime must come first in the preload list, before the instrumented library.
 run_sanitized() {
     local asan_lib="$EDONIO_ASAN_BUILDDIR/.libs/libedonio.so"
-    local runtime
-    runtime=$(gcc -print-file-name=libasan.so)
     [ -f "$asan_lib" ] || { echo "FAIL asan (no $asan_lib)"; return 1; }
-    EDONIO_LIB="$asan_lib" EDONIO_SANITIZER_RUNTIME="$runtime" \
-        ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        bash -c "'$here/edonio/run.sh' --builddir '$EDONIO_ASAN_BUILDDIR' \
-            --workdir '$work/asan/edonio' && EDONIO_TEST_WORKDIR='$work/asan/romio' \
-            '$here/romio/run.sh'"
+    (
+        export EDONIO_LIB="$asan_lib" ASAN_OPTIONS=detect_leaks=0
+        export EDONIO_SANITIZER_RUNTIME="$(gcc -print-file-name=libasan.so)"
+        export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+        status=0
+        "$here/edonio/run.sh" --builddir "$EDONIO_ASAN_BUILDDIR" --workdir "$work/asan/edonio" ||
+            status=1
+        "$here/cache/run.sh" --builddir "$EDONIO_ASAN_BUILDDIR" --workdir "$work/asan/cache" ||
+            status=1
+        EDONIO_TEST_WORKDIR="$work/asan/romio" "$here/romio/run.sh" || status=1
+        exit $status
+    )
 }
 
 for group in $groups; do
@@ -72,6 +79,8 @@ for group in $groups; do
         romio) run_group romio "$here/romio/run.sh" ;;
         pnetcdf) run_group pnetcdf "$here/pnetcdf/run.sh" ;;
         hdf5) run_group hdf5 "$here/hdf5/run.sh" ;;
+        cache) run_group cache "$here/cache/run.sh" --builddir "$builddir" \
+                   --workdir "$work/cache" ;;
         fem) run_group fem "$here/../perf/fem/run-test.sh" ;;
         asan) run_group asan run_sanitized ;;
         *) echo "unknown test group $group" >&2; exit 2 ;;

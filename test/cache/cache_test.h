@@ -1,0 +1,247 @@
+/*
+ * edonio cache tests: what every test program of test/cache/ shares (header only).
+ *
+ * ROMIO's conventions: the file name is the first argument, errors are counted on each process
+ * and summed with MPI_Allreduce, rank 0 prints " No Errors" or " Found N errors", and the exit
+ * status is non-zero on error. Further arguments KEY=VALUE are hints added to every open (they
+ * override the test's own), so that a run can switch a behaviour off and show that the test fails.
+ */
+#ifndef CACHE_TEST_H_INCLUDED
+#define CACHE_TEST_H_INCLUDED
+
+/* Include this first: POSIX calls (pread, sleep, ...) next to C11. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int ct_rank, ct_nprocs, ct_errors;
+static int ct_argc;
+static char **ct_argv;
+
+/* Count an error on this process and say what it is (the first few only). */
+static inline void ct_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (ct_errors++ >= 10)
+        return;
+    fprintf(stderr, "rank %d: ", ct_rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    fflush(stderr);
+}
+
+#define CT_CHECK(cond, ...)                                                                        \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            ct_error(__VA_ARGS__);                                                                 \
+    } while (0)
+
+/* An MPI call that must succeed: on failure, count an error with the call and its message. */
+#define CT_MPI(call)                                                                               \
+    do {                                                                                           \
+        int ct_rc_ = (call);                                                                       \
+        if (ct_rc_ != MPI_SUCCESS) {                                                               \
+            char ct_msg_[MPI_MAX_ERROR_STRING];                                                    \
+            int ct_len_ = 0;                                                                       \
+            MPI_Error_string(ct_rc_, ct_msg_, &ct_len_);                                           \
+            ct_error("line %d: %s failed: %s", __LINE__, #call, ct_msg_);                          \
+        }                                                                                          \
+    } while (0)
+
+static inline void ct_init(int *argc, char ***argv, const char *usage)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &ct_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ct_nprocs);
+    if (*argc < 2) {
+        if (ct_rank == 0)
+            fprintf(stderr, "usage: %s %s\n", (*argv)[0], usage);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    ct_argc = *argc;
+    ct_argv = *argv;
+}
+
+/* Sum the errors, report on rank 0, finalize; the exit status. */
+static inline int ct_finish(void)
+{
+    int total = 0;
+
+    MPI_Allreduce(&ct_errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (ct_rank == 0) {
+        if (total == 0)
+            printf(" No Errors\n");
+        else
+            printf(" Found %d errors\n", total);
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return total != 0;
+}
+
+/* The extra KEY=VALUE hints of the command line (arguments from 'first' on), added to info. */
+static inline void ct_extra_hints(MPI_Info info, int first)
+{
+    for (int i = first; i < ct_argc; i++) {
+        char key[MPI_MAX_INFO_KEY + 1];
+        const char *eq = strchr(ct_argv[i], '=');
+        if (eq == NULL || eq == ct_argv[i] || (size_t)(eq - ct_argv[i]) > MPI_MAX_INFO_KEY)
+            continue;
+        memcpy(key, ct_argv[i], (size_t)(eq - ct_argv[i]));
+        key[eq - ct_argv[i]] = '\0';
+        MPI_Info_set(info, key, eq + 1);
+    }
+}
+
+/* An info with key/value pairs (NULL-terminated list), then the command line's extra hints. */
+static inline MPI_Info ct_info(const char *key, ...)
+{
+    MPI_Info info;
+    va_list ap;
+
+    MPI_Info_create(&info);
+    va_start(ap, key);
+    for (const char *k = key; k != NULL; k = va_arg(ap, const char *))
+        MPI_Info_set(info, k, va_arg(ap, const char *));
+    va_end(ap);
+    ct_extra_hints(info, 2);
+    return info;
+}
+
+/* The value of key in the file's info (from MPI_File_get_info), or "" when absent. */
+static inline const char *ct_get(MPI_File fh, const char *key, char *value)
+{
+    MPI_Info info;
+    int flag = 0;
+
+    value[0] = '\0';
+    if (MPI_File_get_info(fh, &info) != MPI_SUCCESS)
+        return value;
+    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+    if (!flag)
+        value[0] = '\0';
+    MPI_Info_free(&info);
+    return value;
+}
+
+/* A numeric key of the file's info; -1 (and an error) when absent or not a number. */
+static inline long long ct_get_ll(MPI_File fh, const char *key)
+{
+    char value[MPI_MAX_INFO_VAL + 1], *end;
+    long long v;
+
+    ct_get(fh, key, value);
+    v = strtoll(value, &end, 10);
+    if (value[0] == '\0' || *end != '\0') {
+        ct_error("MPI_File_get_info: %s is '%s', not a number", key, value);
+        return -1;
+    }
+    return v;
+}
+
+/* The statistics this process reports; one of them, or their sum over all processes. */
+static inline long long ct_stat(MPI_File fh, const char *name)
+{
+    char key[64];
+
+    snprintf(key, sizeof(key), "romio_edonio_stats_%s", name);
+    return ct_get_ll(fh, key);
+}
+
+static inline long long ct_sum(long long mine)
+{
+    long long total = 0;
+
+    MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return total;
+}
+
+static inline long long ct_stat_sum(MPI_File fh, const char *name)
+{
+    return ct_sum(ct_stat(fh, name));
+}
+
+/* The data every test writes: a byte that depends on its offset (and a seed), never constant. */
+static inline unsigned char ct_pattern(long long off, int seed)
+{
+    unsigned long long x = (unsigned long long)off * 2654435761u + (unsigned long long)seed * 97;
+    return (unsigned char)(x ^ (x >> 13) ^ (x >> 27) ^ 0x5a);
+}
+
+/* Compare buf (len bytes at file offset off) with want; report the first few differences. */
+static inline void ct_compare(const char *what, const unsigned char *buf, const unsigned char *want,
+                              long long off, long long len)
+{
+    int shown = 0;
+    long long bad = 0;
+
+    for (long long i = 0; i < len; i++) {
+        if (buf[i] != want[i]) {
+            if (shown++ < 3)
+                fprintf(stderr, "rank %d: %s: byte %lld is %d, expected %d\n", ct_rank, what,
+                        off + i, buf[i], want[i]);
+            bad++;
+        }
+    }
+    if (bad)
+        ct_error("%s: %lld wrong bytes in [%lld, %lld)", what, bad, off, off + len);
+}
+
+/* A read at off of len bytes that must return 'expect' bytes (the rest of buf is left alone). */
+static inline void ct_read_at(MPI_File fh, long long off, void *buf, long long len,
+                              long long expect, const char *what)
+{
+    MPI_Status status;
+    int count = -1;
+
+    CT_MPI(MPI_File_read_at(fh, (MPI_Offset)off, buf, (int)len, MPI_BYTE, &status));
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    CT_CHECK(count == expect, "%s: read of %lld bytes at %lld returned %d bytes, expected %lld",
+             what, len, off, count, expect);
+}
+
+static inline void ct_write_at(MPI_File fh, long long off, const void *buf, long long len,
+                               const char *what)
+{
+    MPI_Status status;
+    int count = -1;
+
+    CT_MPI(MPI_File_write_at(fh, (MPI_Offset)off, buf, (int)len, MPI_BYTE, &status));
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    CT_CHECK(count == len, "%s: write of %lld bytes at %lld returned %d bytes", what, len, off,
+             count);
+}
+
+static inline void ct_expect_size(MPI_File fh, long long want, const char *what)
+{
+    MPI_Offset size = -1;
+
+    CT_MPI(MPI_File_get_size(fh, &size));
+    CT_CHECK(size == want, "%s: MPI_File_get_size is %lld, expected %lld", what, (long long)size,
+             want);
+}
+
+/* The MPI sync-barrier-sync sequence that makes every process's writes visible to all. */
+static inline void ct_sync(MPI_File fh)
+{
+    CT_MPI(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CT_MPI(MPI_File_sync(fh));
+}
+
+/* Rank 0 removes a file left by an earlier run; everyone waits. */
+static inline void ct_fresh(const char *filename)
+{
+    if (ct_rank == 0)
+        MPI_File_delete(filename, MPI_INFO_NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+#endif /* CACHE_TEST_H_INCLUDED */

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# edonio's cache tests: the aggregate-memory block cache seen from unmodified MPI programs (built
+# with the stock mpicc, edonio preloaded, every file forced to edonio). Each program runs at 1 to 4
+# processes on one node (where that makes sense), and at 4 on two simulated nodes, where the
+# owners' segments are reached with passive-target RMA instead of shared memory.
+#   t_sleeping_owner  independent I/O on the blocks of owners that compute outside MPI
+#   t_gaps            bytes never written read as zeros (before and after sync, after reopen)
+#   t_size            get_size before sync; set_size shrinking and growing; preallocate
+#   t_sparse          data past 5 GiB
+#   t_evict           a file 4 times the aggregate cache: evictions and write-backs
+#   t_rocache         the read-only cache of remote blocks (statistics)
+#   t_preload         romio_edonio_preload (statistics: no misses)
+#   t_hints           invalid and valid hint values, MPI_File_set_info
+#   t_wronly_noread   write-only open without read permission (as an unprivileged user)
+# Every program also takes KEY=VALUE hints after its file name, e.g. one that switches the tested
+# behaviour off, which makes it fail (romio_edonio_ro_cache_size=0, romio_edonio_preload=false).
+#
+#   test/cache/run.sh --builddir DIR [--workdir DIR]
+#
+# The work dir (default: $EDONIO_TEST_WORKDIR, else a new temporary dir) gets the programs (bin/),
+# their files (data/) and one log per run.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+builddir=""
+work=""
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --builddir) builddir=$2; shift 2 ;;
+        --workdir) work=$2; shift 2 ;;
+        *) echo "usage: $0 --builddir DIR [--workdir DIR]" >&2; exit 2 ;;
+    esac
+done
+lib="$builddir/.libs/libedonio.so"
+[ -f "$lib" ] || { echo "no $lib: build edonio first" >&2; exit 2; }
+lib=$(realpath "$lib")
+work=${work:-${EDONIO_TEST_WORKDIR:-$(mktemp -d)}}
+mkdir -p "$work"
+work=$(realpath "$work")
+bin="$work/bin"
+data="$work/data"
+mkdir -p "$bin" "$data"
+
+programs="t_sleeping_owner t_gaps t_size t_sparse t_evict t_rocache t_preload t_hints
+    t_wronly_noread"
+
+build() {
+    local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
+    for t in $programs; do
+        mpicc "${cflags[@]}" -o "$bin/$t" "$here/$t.c"
+    done
+}
+
+edonio=(LD_PRELOAD="$(edonio_preload "$lib")" ROMIO_FSTYPE_FORCE=edonio:)
+# Two simulated nodes: MPICH splits the ranks into two cliques and uses its network path.
+nodes=(MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_NOLOCAL=1)
+# A command that runs mpiexec as another user (the permission test), else nothing.
+as_user=()
+
+# run_case NAME LOG NP [ENV=VALUE ...] -- PROGRAM ARGS...
+# As lib.sh's run_mpi (passes when the run exits 0 and prints " No Errors"), but a run killed by
+# its time limit (CASE_TIMEOUT, else EDONIO_TEST_TIMEOUT) says so, and sets $case_rc.
+case_rc=0
+run_case() {
+    local name=$1 log=$2 np=$3 limit=${CASE_TIMEOUT:-$EDONIO_TEST_TIMEOUT}
+    shift 3
+    local envs=()
+    while [ "$1" != "--" ]; do
+        envs+=("$1")
+        shift
+    done
+    shift
+    case_rc=0
+    env "${envs[@]}" timeout "$limit" ${as_user[@]+"${as_user[@]}"} "$MPIEXEC" -n "$np" "$@" \
+        >"$log" 2>&1 || case_rc=$?
+    if [ "$case_rc" -eq 0 ] && grep -q "No Errors" "$log"; then
+        pass "$name"
+    elif [ "$case_rc" -eq 124 ]; then
+        fail "$name" "timed out after ${limit}s: $(failure_lines "$log"); log $log"
+    else
+        fail "$name" "$(failure_lines "$log"); log $log"
+    fi
+}
+
+# A program at 1 to 4 processes on one node ($1: the lowest count), then at 4 on two nodes;
+# arguments after the program name go to every run, NODE_ARGS only to the two-node run.
+run_all_np() {
+    local t=$1 from=$2 np
+    shift 2
+    for np in 1 2 3 4; do
+        [ "$np" -ge "$from" ] || continue
+        run_case "cache/${t#t_} np=$np" "$work/${t#t_}-$np.log" "$np" "${edonio[@]}" -- \
+            "$bin/$t" "$data/${t#t_}-$np" "$@"
+    done
+    # shellcheck disable=SC2086 # NODE_ARGS is a list of KEY=VALUE words
+    run_case "cache/${t#t_} 2-nodes np=4" "$work/${t#t_}-nodes.log" 4 "${edonio[@]}" \
+        "${nodes[@]}" -- "$bin/$t" "$data/${t#t_}-nodes" "$@" ${NODE_ARGS:-}
+}
+
+# 1. Independent I/O while the owners sleep outside MPI: on one node the owners' segments are in
+# shared memory, so rank 0 is never held up. On two nodes passive-target RMA needs MPICH's
+# progress thread (MPIR_CVAR_ASYNC_PROGRESS=1); there a run that is too slow or hangs is
+# reported as SKIP with the reason, not hidden: it is how MPICH progresses RMA on this machine.
+test_sleeping_owner() {
+    local np log name
+    for np in 2 3 4; do
+        run_case "cache/sleeping_owner np=$np" "$work/sleeping_owner-$np.log" "$np" \
+            "${edonio[@]}" -- "$bin/t_sleeping_owner" "$data/sleeping_owner-$np"
+    done
+    for np in 2 4; do
+        name="cache/sleeping_owner 2-nodes async-progress np=$np"
+        log="$work/sleeping_owner-nodes-$np.log"
+        case_rc=0
+        env "${edonio[@]}" "${nodes[@]}" MPIR_CVAR_ASYNC_PROGRESS=1 timeout 60 "$MPIEXEC" \
+            -n "$np" "$bin/t_sleeping_owner" "$data/sleeping_owner-nodes-$np" >"$log" 2>&1 ||
+            case_rc=$?
+        if [ "$case_rc" -eq 0 ] && grep -q "No Errors" "$log"; then
+            pass "$name"
+        elif [ "$case_rc" -eq 124 ]; then
+            skip "$name" "hung: rank 0's RMA to sleeping owners did not finish in 60 s with \
+MPIR_CVAR_ASYNC_PROGRESS=1; log $log"
+        elif grep -q '^SLOW:' "$log" && grep -q 'Found 1 errors' "$log"; then
+            skip "$name" "too slow with MPIR_CVAR_ASYNC_PROGRESS=1 on $(nproc) cores \
+($np ranks + $np progress threads): $(grep -m1 '^SLOW:' "$log" | cut -c7-); log $log"
+        else
+            fail "$name" "$(failure_lines "$log"); log $log"
+        fi
+    done
+}
+
+# 5. On two nodes every block piece is several RMA round trips (tens of ms each when 4 ranks
+# share 2 cores): blocks of 4 KiB and a cache of 2 blocks keep the file (4 times the aggregate
+# cache) small enough for the time budget.
+test_evict() {
+    NODE_ARGS="romio_edonio_block_size=4096 romio_edonio_cache_size=8192" run_all_np t_evict 1
+}
+
+# 8. Hints; and MPI_File_set_info with a new cache size on rank 0 only (rank 0's values decide
+# the cache's shape): a hang there is a failure, found quickly.
+test_hints() {
+    run_all_np t_hints 1
+    CASE_TIMEOUT=15 run_case "cache/hints set_info on rank 0 only np=2" \
+        "$work/hints-uneven-2.log" 2 "${edonio[@]}" -- "$bin/t_hints" "$data/hints-uneven" uneven
+}
+
+# 9. Needs an unprivileged user: root may read a file of mode 0200. Run as nobody (65534), in a
+# directory of its own, with its own copies of the program and the library.
+test_wronly_noread() {
+    local dir np name="cache/wronly_noread"
+    if [ "$(id -u)" -ne 0 ]; then
+        as_user=()
+        dir="$data/perm"
+        mkdir -p "$dir"
+    elif command -v setpriv >/dev/null 2>&1 &&
+        setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+        dir=$(mktemp -d /tmp/edonio-cache-perm.XXXXXX)
+        cp "$bin/t_wronly_noread" "$lib" "$dir/"
+        chmod 755 "$dir"
+        chown 65534:65534 "$dir"
+        as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    else
+        skip "$name" "running as root and cannot switch to an unprivileged user (setpriv)"
+        return
+    fi
+    local prog="$bin/t_wronly_noread" perm_edonio=("${edonio[@]}")
+    if [ ${#as_user[@]} -gt 0 ]; then # the copies, which the other user can reach
+        prog="$dir/t_wronly_noread"
+        perm_edonio=(LD_PRELOAD="$(edonio_preload "$dir/$(basename "$lib")")"
+            ROMIO_FSTYPE_FORCE=edonio:)
+    fi
+    for np in 1 2 3 4; do
+        run_case "$name np=$np" "$work/wronly_noread-$np.log" "$np" "${perm_edonio[@]}" -- \
+            "$prog" "$dir"
+    done
+    run_case "$name 2-nodes np=4" "$work/wronly_noread-nodes.log" 4 "${perm_edonio[@]}" \
+        "${nodes[@]}" -- "$prog" "$dir"
+    as_user=()
+    [ "$(id -u)" -ne 0 ] || rm -rf "$dir"
+}
+
+build
+test_sleeping_owner
+run_all_np t_gaps 1
+run_all_np t_size 1
+run_all_np t_sparse 1
+test_evict
+run_all_np t_rocache 1
+run_all_np t_preload 1
+test_hints
+test_wronly_noread
+summary

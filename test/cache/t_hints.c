@@ -1,0 +1,336 @@
+/*
+ * edonio cache test: the cache hints.
+ *
+ *   t_hints FILE            invalid values, valid values, MPI_File_set_info
+ *   t_hints FILE uneven     MPI_File_set_info with a new cache size on rank 0 only
+ *
+ * Invalid values (negative, zero, "abc", trailing garbage, a block size that is not a power of
+ * two or out of range, 1000, a cache or read-only cache smaller than a block, a preload that is
+ * not a boolean) fall back to the defaults, and MPI_File_get_info reports the values in effect on
+ * every rank (also when the ranks pass different values: rank 0's win); valid values are
+ * honoured (and the file works with them). MPI_File_set_info with a new romio_edonio_cache_size
+ * (smaller than the data; then a new block size; then an invalid cache size) after open
+ * rebuilds the cache: get_info reports the new value and the data written before, never synced,
+ * is all still there, also after close.
+ *
+ * "uneven": the cache's shape is rank 0's (doc/hints.md); MPI_File_set_info where only rank 0
+ * asks for a new cache size must still leave every rank with the same, working cache.
+ */
+#include "cache_test.h"
+
+#define KIB       1024LL
+#define MIB       (1024LL * 1024)
+#define DEF_BLOCK (64 * KIB)
+#define DEF_CACHE (64 * MIB)
+#define DEF_RO    (16 * MIB)
+
+struct expect {
+    long long block, cache, ro;
+    const char *preload;
+};
+
+static const struct expect defaults = {DEF_BLOCK, DEF_CACHE, DEF_RO, "false"};
+
+/*
+ * Open on comm with the given hints (key, value pairs, NULL-terminated), check what get_info
+ * reports, write and read a little through the cache, close. The many cases of invalid values are
+ * opened on MPI_COMM_SELF (each rank its own file), which is quick; a few on MPI_COMM_WORLD.
+ */
+static MPI_Comm comm = MPI_COMM_WORLD;
+
+static void one_case(const char *filename, const char *name, struct expect want, ...)
+{
+    MPI_File fh;
+    MPI_Info info;
+    va_list ap;
+    char value[MPI_MAX_INFO_VAL + 1];
+    int rank, nprocs;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    MPI_Info_create(&info);
+    va_start(ap, want);
+    for (const char *k = va_arg(ap, const char *); k != NULL; k = va_arg(ap, const char *))
+        MPI_Info_set(info, k, va_arg(ap, const char *));
+    va_end(ap);
+    CT_MPI(MPI_File_open(comm, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_Info_free(&info);
+
+    long long block = ct_get_ll(fh, "romio_edonio_block_size");
+    long long cache = ct_get_ll(fh, "romio_edonio_cache_size");
+    long long ro = ct_get_ll(fh, "romio_edonio_ro_cache_size");
+    ct_get(fh, "romio_edonio_preload", value);
+    CT_CHECK(block == want.block, "%s: romio_edonio_block_size is %lld, expected %lld", name, block,
+             want.block);
+    CT_CHECK(cache == want.cache, "%s: romio_edonio_cache_size is %lld, expected %lld", name, cache,
+             want.cache);
+    CT_CHECK(ro == want.ro, "%s: romio_edonio_ro_cache_size is %lld, expected %lld", name, ro,
+             want.ro);
+    CT_CHECK(strcmp(value, want.preload) == 0, "%s: romio_edonio_preload is '%s', expected '%s'",
+             name, value, want.preload);
+
+    /* The file works: each rank writes up to 3 blocks across block boundaries, all read it. */
+    long long len = 3 * (block > 0 ? block : DEF_BLOCK), size;
+    if (len > 300000)
+        len = 300000;
+    size = len * nprocs;
+    unsigned char *buf = malloc((size_t)size), *want_buf = malloc((size_t)size);
+    for (long long i = 0; i < size; i++)
+        want_buf[i] = ct_pattern(100 + i, 10);
+    ct_write_at(fh, 100 + len * rank, want_buf + len * rank, len, name);
+    MPI_Barrier(comm);
+    memset(buf, 0xee, (size_t)size);
+    ct_read_at(fh, 100, buf, size, size, name);
+    ct_compare(name, buf, want_buf, 100, size);
+    MPI_Barrier(comm);
+    CT_MPI(MPI_File_close(&fh));
+    free(buf);
+    free(want_buf);
+}
+
+static void invalid_and_valid(const char *filename)
+{
+    struct expect w;
+
+    one_case(filename, "no hints", defaults, NULL);
+
+    /* Invalid block sizes. */
+    const char *bad_blocks[] = {"-4096",    "0",         "abc",
+                                "16384abc", "12288",     "1000",
+                                "2048",     "134217728", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof(bad_blocks) / sizeof(bad_blocks[0]); i++) {
+        char name[96];
+        snprintf(name, sizeof(name), "romio_edonio_block_size='%s'", bad_blocks[i]);
+        one_case(filename, name, defaults, "romio_edonio_block_size", bad_blocks[i], NULL);
+    }
+    /* Invalid cache sizes (1000 and 32768 are smaller than a block). */
+    const char *bad_caches[] = {"-1", "0", "abc", "1000", "32768", "65535"};
+    for (size_t i = 0; i < sizeof(bad_caches) / sizeof(bad_caches[0]); i++) {
+        char name[96];
+        snprintf(name, sizeof(name), "romio_edonio_cache_size='%s'", bad_caches[i]);
+        one_case(filename, name, defaults, "romio_edonio_cache_size", bad_caches[i], NULL);
+    }
+    /* A cache smaller than a valid, non-default block. */
+    w = defaults;
+    w.block = 1 * MIB;
+    one_case(filename, "cache 512 KiB smaller than a block of 1 MiB", w, "romio_edonio_block_size",
+             "1048576", "romio_edonio_cache_size", "524288", NULL);
+    /* Invalid read-only cache sizes (1000 is smaller than a block). */
+    const char *bad_ros[] = {"-5", "abc", "1000"};
+    for (size_t i = 0; i < sizeof(bad_ros) / sizeof(bad_ros[0]); i++) {
+        char name[96];
+        snprintf(name, sizeof(name), "romio_edonio_ro_cache_size='%s'", bad_ros[i]);
+        one_case(filename, name, defaults, "romio_edonio_ro_cache_size", bad_ros[i], NULL);
+    }
+    /* Invalid preload values. */
+    const char *bad_preloads[] = {"abc", "yes", "2"};
+    for (size_t i = 0; i < sizeof(bad_preloads) / sizeof(bad_preloads[0]); i++) {
+        char name[96];
+        snprintf(name, sizeof(name), "romio_edonio_preload='%s'", bad_preloads[i]);
+        one_case(filename, name, defaults, "romio_edonio_preload", bad_preloads[i], NULL);
+    }
+    /* All invalid at once. */
+    one_case(filename, "all invalid", defaults, "romio_edonio_block_size", "1000",
+             "romio_edonio_cache_size", "-7", "romio_edonio_ro_cache_size", "x",
+             "romio_edonio_preload", "maybe", NULL);
+
+    /* Valid values are honoured. */
+    w.block = 16 * KIB;
+    w.cache = 1 * MIB;
+    w.ro = 256 * KIB;
+    w.preload = "true";
+    one_case(filename, "valid: 16 KiB, 1 MiB, 256 KiB, true", w, "romio_edonio_block_size", "16384",
+             "romio_edonio_cache_size", "1048576", "romio_edonio_ro_cache_size", "262144",
+             "romio_edonio_preload", "true", NULL);
+    w.block = 4 * KIB;
+    w.cache = 4 * KIB;
+    w.ro = 0;
+    w.preload = "false";
+    one_case(filename, "valid: smallest block, a cache of one block, no read-only cache", w,
+             "romio_edonio_block_size", "4096", "romio_edonio_cache_size", "4096",
+             "romio_edonio_ro_cache_size", "0", "romio_edonio_preload", "false", NULL);
+    w = defaults;
+    w.block = 64 * MIB;
+    w.cache = 64 * MIB; /* the default cache holds one such block */
+    w.ro = 64 * MIB;    /* the default read-only cache is smaller than a block: one block */
+    one_case(filename, "valid: the largest block", w, "romio_edonio_block_size", "67108864", NULL);
+    w = defaults;
+    w.preload = "true";
+    one_case(filename, "valid: preload=enable", w, "romio_edonio_preload", "enable", NULL);
+    one_case(filename, "valid: preload=1", w, "romio_edonio_preload", "1", NULL);
+    one_case(filename, "valid: preload=TRUE", w, "romio_edonio_preload", "TRUE", NULL);
+    w.preload = "false";
+    one_case(filename, "valid: preload=disable", w, "romio_edonio_preload", "disable", NULL);
+}
+
+/* On everyone's file: all invalid, all valid, and rank 0's values win. */
+static void world_cases(const char *filename)
+{
+    struct expect w = defaults;
+
+    one_case(filename, "everyone: all invalid", defaults, "romio_edonio_block_size", "12288",
+             "romio_edonio_cache_size", "0", "romio_edonio_ro_cache_size", "-1",
+             "romio_edonio_preload", "abc", NULL);
+    w.block = 16 * KIB;
+    w.cache = 1 * MIB;
+    w.ro = 0;
+    w.preload = "true";
+    one_case(filename, "everyone: valid", w, "romio_edonio_block_size", "16384",
+             "romio_edonio_cache_size", "1048576", "romio_edonio_ro_cache_size", "0",
+             "romio_edonio_preload", "true", NULL);
+    /* Different values on different ranks: rank 0's are in effect everywhere. */
+    w.block = 32 * KIB;
+    w.cache = 2 * MIB;
+    w.ro = DEF_RO;
+    w.preload = "false";
+    if (ct_rank == 0)
+        one_case(filename, "everyone: rank 0's values", w, "romio_edonio_block_size", "32768",
+                 "romio_edonio_cache_size", "2097152", NULL);
+    else
+        one_case(filename, "everyone: rank 0's values", w, "romio_edonio_block_size", "8192",
+                 "romio_edonio_cache_size", "abc", "romio_edonio_preload", "true", NULL);
+}
+
+/* The value of one hint on every rank must be 'want'. */
+static void expect_hint(MPI_File fh, const char *key, long long want, const char *what)
+{
+    long long v = ct_get_ll(fh, key);
+    CT_CHECK(v == want, "%s: %s is %lld, expected %lld", what, key, v, want);
+}
+
+static void check_data(MPI_File fh, const unsigned char *want, long long size, const char *what)
+{
+    unsigned char *buf = malloc((size_t)size);
+
+    memset(buf, 0xee, (size_t)size);
+    ct_read_at(fh, 0, buf, size, size, what);
+    ct_compare(what, buf, want, 0, size);
+    free(buf);
+}
+
+static void set_info_one(MPI_File fh, const char *key, const char *value)
+{
+    MPI_Info info;
+
+    MPI_Info_create(&info);
+    MPI_Info_set(info, key, value);
+    CT_MPI(MPI_File_set_info(fh, info));
+    MPI_Info_free(&info);
+}
+
+static void set_info(const char *filename)
+{
+    MPI_File fh;
+    MPI_Info info;
+    long long size = 10 * 16 * KIB + 777;
+    unsigned char *want = malloc((size_t)size);
+
+    for (long long i = 0; i < size; i++)
+        want[i] = ct_pattern(i, 11);
+    ct_fresh(filename);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_edonio_block_size", "16384");
+    MPI_Info_set(info, "romio_edonio_cache_size", "1048576");
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_Info_free(&info);
+    expect_hint(fh, "romio_edonio_cache_size", 1 * MIB, "at open");
+    /* Interleaved records of 3000 bytes, never synced. */
+    for (long long c = 0; c * 3000 < size; c++)
+        if (c % ct_nprocs == ct_rank)
+            ct_write_at(fh, c * 3000, want + c * 3000,
+                        (c + 1) * 3000 <= size ? 3000 : size - c * 3000, "record");
+    MPI_Barrier(MPI_COMM_WORLD);
+    check_data(fh, want, size, "before MPI_File_set_info");
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* A cache of 2 blocks per process, smaller than the data. */
+    set_info_one(fh, "romio_edonio_cache_size", "32768");
+    expect_hint(fh, "romio_edonio_cache_size", 32 * KIB, "set_info cache 32 KiB");
+    expect_hint(fh, "romio_edonio_block_size", 16 * KIB, "set_info cache 32 KiB");
+    check_data(fh, want, size, "after set_info cache 32 KiB");
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* Written after the rebuild, then rebuilt again with another block size. */
+    for (long long i = 5000; i < 9000; i++)
+        want[i] = ct_pattern(i, 12);
+    if (ct_rank == ct_nprocs - 1)
+        ct_write_at(fh, 5000, want + 5000, 4000, "record after set_info");
+    MPI_Barrier(MPI_COMM_WORLD);
+    set_info_one(fh, "romio_edonio_block_size", "32768");
+    expect_hint(fh, "romio_edonio_block_size", 32 * KIB, "set_info block 32 KiB");
+    expect_hint(fh, "romio_edonio_cache_size", 32 * KIB, "set_info block 32 KiB");
+    check_data(fh, want, size, "after set_info block 32 KiB");
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* An invalid value falls back to the default here too. */
+    set_info_one(fh, "romio_edonio_cache_size", "abc");
+    expect_hint(fh, "romio_edonio_cache_size", DEF_CACHE, "set_info cache 'abc'");
+    check_data(fh, want, size, "after set_info cache 'abc'");
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* The same shape again: nothing to rebuild, still fine. */
+    set_info_one(fh, "romio_edonio_cache_size", "67108864");
+    expect_hint(fh, "romio_edonio_cache_size", DEF_CACHE, "set_info the same cache size");
+    check_data(fh, want, size, "after set_info the same cache size");
+    ct_expect_size(fh, size, "after the set_infos");
+    CT_MPI(MPI_File_close(&fh));
+
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    check_data(fh, want, size, "reopened after the set_infos");
+    CT_MPI(MPI_File_close(&fh));
+    free(want);
+}
+
+/* Only rank 0 asks for a new cache size: rank 0's values win, as at open. */
+static void uneven(const char *filename)
+{
+    MPI_File fh;
+    MPI_Info info;
+    long long size = 8 * 16 * KIB * ct_nprocs + 5;
+    unsigned char *want = malloc((size_t)size);
+
+    for (long long i = 0; i < size; i++)
+        want[i] = ct_pattern(i, 13);
+    ct_fresh(filename);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_edonio_block_size", "16384");
+    MPI_Info_set(info, "romio_edonio_cache_size", "1048576");
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_Info_free(&info);
+    if (ct_rank == 0)
+        ct_write_at(fh, 0, want, size, "data");
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info_create(&info);
+    if (ct_rank == 0)
+        MPI_Info_set(info, "romio_edonio_cache_size", "524288");
+    if (ct_rank == 0)
+        printf("MPI_File_set_info: romio_edonio_cache_size=524288 on rank 0 only\n");
+    fflush(stdout);
+    CT_MPI(MPI_File_set_info(fh, info));
+    MPI_Info_free(&info);
+    expect_hint(fh, "romio_edonio_cache_size", 512 * KIB, "rank 0's new cache size");
+    check_data(fh, want, size, "after an uneven set_info");
+    CT_MPI(MPI_File_close(&fh));
+    free(want);
+}
+
+int main(int argc, char **argv)
+{
+    ct_init(&argc, &argv, "FILE [uneven]");
+    if (argc > 2 && strcmp(argv[2], "uneven") == 0) {
+        uneven(argv[1]);
+    } else {
+        /* The many single cases on each rank's own file, then a few on everyone's. */
+        char self_name[4096];
+        snprintf(self_name, sizeof(self_name), "%s.self%d", argv[1], ct_rank);
+        MPI_File_delete(self_name, MPI_INFO_NULL);
+        comm = MPI_COMM_SELF;
+        invalid_and_valid(self_name);
+        MPI_File_delete(self_name, MPI_INFO_NULL);
+        comm = MPI_COMM_WORLD;
+        ct_fresh(argv[1]);
+        world_cases(argv[1]);
+        set_info(argv[1]);
+    }
+    return ct_finish();
+}
