@@ -18,6 +18,16 @@ static int32_t buckets_for(int32_t nslots)
     return n;
 }
 
+struct edonio_piece edonio_piece_at(int64_t pos, int64_t left, uint32_t block_size)
+{
+    struct edonio_piece p;
+
+    p.block = pos / block_size;
+    p.lo = (uint32_t)(pos - p.block * (int64_t)block_size);
+    p.hi = left < (int64_t)(block_size - p.lo) ? p.lo + (uint32_t)left : block_size;
+    return p;
+}
+
 size_t edonio_segment_size(int32_t nslots, uint32_t block_size)
 {
     size_t size = align8(sizeof(struct edonio_segment));

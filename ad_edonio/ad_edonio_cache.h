@@ -66,6 +66,25 @@ struct edonio_segment {
     uint64_t data_offset; /* slot i's data at data_offset + i * block_size; before it: metadata */
 };
 
+/* The ownership map: block b of the file belongs to rank b mod nprocs (EDONIO's wrap mapping). */
+static inline int edonio_owner(int64_t block, int nprocs)
+{
+    return (int)(block % nprocs);
+}
+
+/* The first block this rank owns at or after block 'from'. */
+static inline int64_t edonio_first_owned(int64_t from, int rank, int nprocs)
+{
+    return from + ((rank - edonio_owner(from, nprocs)) % nprocs + nprocs) % nprocs;
+}
+
+/* A request's piece at byte 'pos' of the file, 'left' bytes to go: its block and [lo, hi). */
+struct edonio_piece {
+    int64_t block;
+    uint32_t lo, hi;
+};
+struct edonio_piece edonio_piece_at(int64_t pos, int64_t left, uint32_t block_size);
+
 /* Bytes a segment of nslots blocks of block_size bytes needs. */
 size_t edonio_segment_size(int32_t nslots, uint32_t block_size);
 /* Lay out an empty segment in mem (edonio_segment_size bytes, 8-byte aligned). */

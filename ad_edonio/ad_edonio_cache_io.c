@@ -173,7 +173,7 @@ static int ro_lookup(struct edonio_file *ef, int64_t block, uint32_t lo, uint32_
 {
     int32_t slot;
 
-    if (ef->ro == NULL || (int)(block % ef->nprocs) == ef->rank)
+    if (ef->ro == NULL || edonio_owner(block, ef->nprocs) == ef->rank)
         return 0;
     slot = edonio_lookup(ef->ro, block);
     if (slot == EDONIO_NO_SLOT)
@@ -205,7 +205,7 @@ static void ro_keep(struct edonio_file *ef, int owner, int32_t owner_slot, int64
 static int read_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, void *out)
 {
     struct edonio_file *ef = edonio_state(fd);
-    int owner = (int)(block % ef->nprocs), err;
+    int owner = edonio_owner(block, ef->nprocs), err;
     struct edonio_segment *seg;
     int32_t slot;
 
@@ -232,7 +232,7 @@ static int read_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, voi
 static int write_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, const void *in)
 {
     struct edonio_file *ef = edonio_state(fd);
-    int owner = (int)(block % ef->nprocs), err;
+    int owner = edonio_owner(block, ef->nprocs), err;
     struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, owner);
     int32_t slot;
 
@@ -256,18 +256,15 @@ static int write_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, co
 static int for_pieces(ADIO_File fd, ADIO_Offset off, ADIO_Offset len, char *buf,
                       int (*fn)(ADIO_File, int64_t, uint32_t, uint32_t, char *))
 {
-    struct edonio_file *ef = edonio_state(fd);
-    ADIO_Offset bs = ef->hints.block_size, done = 0;
+    uint32_t bs = (uint32_t)edonio_state(fd)->hints.block_size;
+    ADIO_Offset done = 0;
 
     while (done < len) {
-        ADIO_Offset pos = off + done;
-        int64_t block = (int64_t)(pos / bs);
-        uint32_t lo = (uint32_t)(pos - (ADIO_Offset)block * bs);
-        uint32_t hi = (uint32_t)(len - done < bs - lo ? lo + (len - done) : bs);
-        int err = fn(fd, block, lo, hi, buf + done);
+        struct edonio_piece p = edonio_piece_at(off + done, len - done, bs);
+        int err = fn(fd, p.block, p.lo, p.hi, buf + done);
         if (err)
             return err;
-        done += hi - lo;
+        done += p.hi - p.lo;
     }
     return 0;
 }
@@ -399,7 +396,7 @@ int ADIOI_EDONIO_Cache_preload(ADIO_File fd)
 
     MPI_Allreduce(&mine, &from, 1, MPI_LONG_LONG, MPI_MIN, ef->comm);
     int64_t first = from / ef->hints.block_size;
-    int64_t b = first + ((ef->rank - first % ef->nprocs) + ef->nprocs) % ef->nprocs;
+    int64_t b = edonio_first_owned(first, ef->rank, ef->nprocs);
     for (; block_start(ef, b) < size && err == 0; b += ef->nprocs) {
         struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, ef->rank);
         int32_t slot = EDONIO_NO_SLOT;

@@ -1,7 +1,8 @@
 /*
  * edonio unit test: one owner's block cache on its own (ad_edonio/ad_edonio_cache.c): the hash
  * index under wrap-mapped block numbers, LRU order and the victim, free-slot reuse, dirty extents
- * (merging, overflow, collapse when valid), readability, and truncation.
+ * (merging, overflow, collapse when valid), readability, truncation, the ownership map, and how a
+ * request is cut into block pieces (64-bit offsets).
  *
  * Prints "PASS cache/<case>" or "FAIL cache/<case> (...)" per case and "N passed, N failed".
  */
@@ -167,6 +168,43 @@ static void test_truncate(void)
     free(seg);
 }
 
+static void test_ownership(void)
+{
+    /* Wrap mapping, and each rank's first block from any starting block. */
+    for (int nprocs = 1; nprocs <= 5; nprocs++)
+        for (int64_t from = 0; from < 12; from++)
+            for (int rank = 0; rank < nprocs; rank++) {
+                int64_t b = edonio_first_owned(from, rank, nprocs);
+                EXPECT(b >= from && b < from + nprocs && edonio_owner(b, nprocs) == rank);
+            }
+    EXPECT(edonio_owner(7, 3) == 1 && edonio_owner(0, 4) == 0);
+    /* Blocks past 4 GiB with 64-bit offsets. */
+    EXPECT(edonio_owner((int64_t)5 << 30 >> 16, 3) == (int)((((int64_t)5 << 30) >> 16) % 3));
+}
+
+static void test_pieces(void)
+{
+    struct edonio_piece p = edonio_piece_at(100, 50, 4096);
+    EXPECT(p.block == 0 && p.lo == 100 && p.hi == 150);
+    p = edonio_piece_at(4000, 200, 4096); /* crosses a boundary: stops at it */
+    EXPECT(p.block == 0 && p.lo == 4000 && p.hi == 4096);
+    p = edonio_piece_at(4096, 4096, 4096); /* exactly one whole block */
+    EXPECT(p.block == 1 && p.lo == 0 && p.hi == 4096);
+    int64_t big = ((int64_t)5 << 30) + 17; /* past 5 GiB */
+    p = edonio_piece_at(big, 10, 65536);
+    EXPECT(p.block == big / 65536 && p.lo == 17 && p.hi == 27);
+    /* A long request: pieces tile it exactly. */
+    int64_t pos = 1000, left = 3 * 4096 + 5, covered = 0;
+    while (left > 0) {
+        p = edonio_piece_at(pos, left, 4096);
+        EXPECT(p.block * 4096 + p.lo == pos && p.hi > p.lo && p.hi <= 4096);
+        covered += p.hi - p.lo;
+        pos += p.hi - p.lo;
+        left -= p.hi - p.lo;
+    }
+    EXPECT(covered == 3 * 4096 + 5);
+}
+
 int main(void)
 {
     run("lookup", test_lookup);
@@ -176,6 +214,8 @@ int main(void)
     run("dirty-overflow", test_dirty_overflow);
     run("readable", test_readable);
     run("truncate", test_truncate);
+    run("ownership", test_ownership);
+    run("pieces", test_pieces);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
