@@ -19,11 +19,13 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 builddir=""
 romio_builddir=""
+romio_srcdir=""
 cache=""
 while [ $# -gt 0 ]; do
     case $1 in
         --builddir) builddir=$2; shift 2 ;;
         --romio-builddir) romio_builddir=$2; shift 2 ;;
+        --romio-srcdir) romio_srcdir=$2; shift 2 ;;
         --cache) cache=$2; shift 2 ;;
         *) echo "usage: $0 --builddir DIR --romio-builddir DIR --cache DIR" >&2; exit 2 ;;
     esac
@@ -37,6 +39,7 @@ mkdir -p "$work"
 export EDONIO_LIB="$builddir/.libs/libedonio.so"
 export EDONIO_CACHE="$cache"
 export ROMIO_BUILDDIR="$romio_builddir"
+export ROMIO_SRCDIR="$romio_srcdir"
 
 run_group() {
     local group=$1

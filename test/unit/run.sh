@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# edonio's unit tests: parts of the driver tested on their own, built with the sanitizers.
+# edonio's unit tests: parts of the driver tested on their own. The cache structure is built with
+# the sanitizers; ROMIO's fetcher is tried on trees and a tarball made around ROMIO_SRCDIR (when
+# set: configure's ROMIO source).
 #
 #   test/unit/run.sh [--workdir DIR]
 set -euo pipefail
@@ -13,4 +15,9 @@ mkdir -p "$work"
 cc=${CC:-gcc}
 "$cc" -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-omit-frame-pointer \
     -I"$top/ad_edonio" -o "$work/t_cache" "$here/t_cache.c" "$top/ad_edonio/ad_edonio_cache.c"
-"$work/t_cache"
+status=0
+"$work/t_cache" || status=1
+if [ -n "${ROMIO_SRCDIR:-}" ]; then
+    "$here/fetch.sh" "$ROMIO_SRCDIR" || status=1
+fi
+exit $status
