@@ -42,9 +42,12 @@ failure_lines() {
 }
 
 # run_mpi NAME LOG NP [ENV=VALUE ...] -- PROGRAM ARGS...
-# Runs an MPI program under a time limit; passes when it exits 0 and prints " No Errors".
+# Runs an MPI program under a time limit (RUN_TIMEOUT, else EDONIO_TEST_TIMEOUT), as the user
+# of the as_user command prefix if that array is set; passes when it exits 0 and prints
+# " No Errors". $mpi_rc is the run's exit status (124: killed by the time limit).
+mpi_rc=0
 run_mpi() {
-    local name=$1 log=$2 np=$3
+    local name=$1 log=$2 np=$3 limit=${RUN_TIMEOUT:-$EDONIO_TEST_TIMEOUT}
     shift 3
     local envs=()
     while [ "$1" != "--" ]; do
@@ -52,12 +55,40 @@ run_mpi() {
         shift
     done
     shift
-    if env "${envs[@]}" timeout "$EDONIO_TEST_TIMEOUT" "$MPIEXEC" -n "$np" "$@" >"$log" 2>&1 &&
-        grep -q "No Errors" "$log"; then
+    mpi_rc=0
+    env "${envs[@]}" timeout "$limit" ${as_user[@]+"${as_user[@]}"} "$MPIEXEC" -n "$np" "$@" \
+        >"$log" 2>&1 || mpi_rc=$?
+    if [ "$mpi_rc" -eq 0 ] && grep -q "No Errors" "$log"; then
         pass "$name"
+    elif [ "$mpi_rc" -eq 124 ]; then
+        fail "$name" "timed out after ${limit}s: $(failure_lines "$log"); log $log"
     else
         fail "$name" "$(failure_lines "$log"); log $log"
     fi
+}
+
+# mpi_test_setup --builddir DIR [--workdir DIR]: the arguments of the MPI test scripts.
+# Sets lib (libedonio.so, absolute), work (default EDONIO_TEST_WORKDIR, else a new one),
+# bin and data below it.
+mpi_test_setup() {
+    local builddir=""
+    work=""
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --builddir) builddir=$2; shift 2 ;;
+            --workdir) work=$2; shift 2 ;;
+            *) echo "usage: $0 --builddir DIR [--workdir DIR]" >&2; exit 2 ;;
+        esac
+    done
+    lib="$builddir/.libs/libedonio.so"
+    [ -f "$lib" ] || { echo "no $lib: build edonio first" >&2; exit 2; }
+    lib=$(realpath "$lib")
+    work=${work:-${EDONIO_TEST_WORKDIR:-$(mktemp -d)}}
+    mkdir -p "$work"
+    work=$(realpath "$work")
+    bin="$work/bin"
+    data="$work/data"
+    mkdir -p "$bin" "$data"
 }
 
 # Closing line; exit status 1 when anything failed.

@@ -24,25 +24,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
-builddir=""
-work=""
-
-while [ $# -gt 0 ]; do
-    case $1 in
-        --builddir) builddir=$2; shift 2 ;;
-        --workdir) work=$2; shift 2 ;;
-        *) echo "usage: $0 --builddir DIR [--workdir DIR]" >&2; exit 2 ;;
-    esac
-done
-lib="$builddir/.libs/libedonio.so"
-[ -f "$lib" ] || { echo "no $lib: build edonio first" >&2; exit 2; }
-lib=$(realpath "$lib")
-work=${work:-${EDONIO_TEST_WORKDIR:-$(mktemp -d)}}
-mkdir -p "$work"
-work=$(realpath "$work")
-bin="$work/bin"
-data="$work/data"
-mkdir -p "$bin" "$data"
+mpi_test_setup "$@"
 
 programs="t_sleeping_owner t_gaps t_size t_sparse t_evict t_rocache t_preload t_hints
     t_wronly_noread"
@@ -60,31 +42,6 @@ nodes=(MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_NOLOCAL=1)
 # A command that runs mpiexec as another user (the permission test), else nothing.
 as_user=()
 
-# run_case NAME LOG NP [ENV=VALUE ...] -- PROGRAM ARGS...
-# As lib.sh's run_mpi (passes when the run exits 0 and prints " No Errors"), but a run killed by
-# its time limit (CASE_TIMEOUT, else EDONIO_TEST_TIMEOUT) says so, and sets $case_rc.
-case_rc=0
-run_case() {
-    local name=$1 log=$2 np=$3 limit=${CASE_TIMEOUT:-$EDONIO_TEST_TIMEOUT}
-    shift 3
-    local envs=()
-    while [ "$1" != "--" ]; do
-        envs+=("$1")
-        shift
-    done
-    shift
-    case_rc=0
-    env "${envs[@]}" timeout "$limit" ${as_user[@]+"${as_user[@]}"} "$MPIEXEC" -n "$np" "$@" \
-        >"$log" 2>&1 || case_rc=$?
-    if [ "$case_rc" -eq 0 ] && grep -q "No Errors" "$log"; then
-        pass "$name"
-    elif [ "$case_rc" -eq 124 ]; then
-        fail "$name" "timed out after ${limit}s: $(failure_lines "$log"); log $log"
-    else
-        fail "$name" "$(failure_lines "$log"); log $log"
-    fi
-}
-
 # A program at 1 to 4 processes on one node ($1: the lowest count), then at 4 on two nodes;
 # arguments after the program name go to every run, NODE_ARGS only to the two-node run.
 run_all_np() {
@@ -92,11 +49,11 @@ run_all_np() {
     shift 2
     for np in 1 2 3 4; do
         [ "$np" -ge "$from" ] || continue
-        run_case "cache/${t#t_} np=$np" "$work/${t#t_}-$np.log" "$np" "${edonio[@]}" -- \
+        run_mpi "cache/${t#t_} np=$np" "$work/${t#t_}-$np.log" "$np" "${edonio[@]}" -- \
             "$bin/$t" "$data/${t#t_}-$np" "$@"
     done
     # shellcheck disable=SC2086 # NODE_ARGS is a list of KEY=VALUE words
-    run_case "cache/${t#t_} 2-nodes np=4" "$work/${t#t_}-nodes.log" 4 "${edonio[@]}" \
+    run_mpi "cache/${t#t_} 2-nodes np=4" "$work/${t#t_}-nodes.log" 4 "${edonio[@]}" \
         "${nodes[@]}" -- "$bin/$t" "$data/${t#t_}-nodes" "$@" ${NODE_ARGS:-}
 }
 
@@ -107,19 +64,19 @@ run_all_np() {
 test_sleeping_owner() {
     local np log name
     for np in 2 3 4; do
-        run_case "cache/sleeping_owner np=$np" "$work/sleeping_owner-$np.log" "$np" \
+        run_mpi "cache/sleeping_owner np=$np" "$work/sleeping_owner-$np.log" "$np" \
             "${edonio[@]}" -- "$bin/t_sleeping_owner" "$data/sleeping_owner-$np"
     done
     for np in 2 4; do
         name="cache/sleeping_owner 2-nodes async-progress np=$np"
         log="$work/sleeping_owner-nodes-$np.log"
-        case_rc=0
+        mpi_rc=0
         env "${edonio[@]}" "${nodes[@]}" MPIR_CVAR_ASYNC_PROGRESS=1 timeout 60 "$MPIEXEC" \
             -n "$np" "$bin/t_sleeping_owner" "$data/sleeping_owner-nodes-$np" >"$log" 2>&1 ||
-            case_rc=$?
-        if [ "$case_rc" -eq 0 ] && grep -q "No Errors" "$log"; then
+            mpi_rc=$?
+        if [ "$mpi_rc" -eq 0 ] && grep -q "No Errors" "$log"; then
             pass "$name"
-        elif [ "$case_rc" -eq 124 ]; then
+        elif [ "$mpi_rc" -eq 124 ]; then
             skip "$name" "hung: rank 0's RMA to sleeping owners did not finish in 60 s with \
 MPIR_CVAR_ASYNC_PROGRESS=1; log $log"
         elif grep -q '^SLOW:' "$log" && grep -q 'Found 1 errors' "$log"; then
@@ -142,7 +99,7 @@ test_evict() {
 # the cache's shape): a hang there is a failure, found quickly.
 test_hints() {
     run_all_np t_hints 1
-    CASE_TIMEOUT=15 run_case "cache/hints set_info on rank 0 only np=2" \
+    RUN_TIMEOUT=15 run_mpi "cache/hints set_info on rank 0 only np=2" \
         "$work/hints-uneven-2.log" 2 "${edonio[@]}" -- "$bin/t_hints" "$data/hints-uneven" uneven
 }
 
@@ -172,10 +129,10 @@ test_wronly_noread() {
             ROMIO_FSTYPE_FORCE=edonio:)
     fi
     for np in 1 2 3 4; do
-        run_case "$name np=$np" "$work/wronly_noread-$np.log" "$np" "${perm_edonio[@]}" -- \
+        run_mpi "$name np=$np" "$work/wronly_noread-$np.log" "$np" "${perm_edonio[@]}" -- \
             "$prog" "$dir"
     done
-    run_case "$name 2-nodes np=4" "$work/wronly_noread-nodes.log" 4 "${perm_edonio[@]}" \
+    run_mpi "$name 2-nodes np=4" "$work/wronly_noread-nodes.log" 4 "${perm_edonio[@]}" \
         "${nodes[@]}" -- "$prog" "$dir"
     as_user=()
     [ "$(id -u)" -ne 0 ] || rm -rf "$dir"

@@ -9,22 +9,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
-builddir=""
-work=""
-
-while [ $# -gt 0 ]; do
-    case $1 in
-        --builddir) builddir=$2; shift 2 ;;
-        --workdir) work=$2; shift 2 ;;
-        *) echo "usage: $0 --builddir DIR [--workdir DIR]" >&2; exit 2 ;;
-    esac
-done
-lib="$builddir/.libs/libedonio.so"
-[ -f "$lib" ] || { echo "no $lib: build edonio first" >&2; exit 2; }
-work=${work:-$(mktemp -d)}
-bin="$work/bin"
-data="$work/data"
-mkdir -p "$bin" "$data"
+mpi_test_setup "$@"
+builddir=$(dirname "$(dirname "$lib")")
 
 build() {
     local cflags="-std=c11 -O1 -g -Wall -Wextra -Werror"
