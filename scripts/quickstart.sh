@@ -22,8 +22,10 @@ echo
 echo "== The same unmodified program, 4 ranks, through ROMIO's ufs driver:"
 "$build/scripts/edonio-run" --fs=ufs mpiexec -n 4 "$demo" "$build/demo-files/ufs.dat"
 echo
-echo "== ... and through edonio (EDONIO_STATS=1 prints what edonio did with the file):"
-EDONIO_STATS=1 "$build/scripts/edonio-run" mpiexec -n 4 "$demo" "$build/demo-files/edonio.dat"
+echo "== ... and through edonio (EDONIO_STATS shows what edonio did with the file):"
+EDONIO_STATS="$build/demo-files/stats.log" "$build/scripts/edonio-run" mpiexec -n 4 "$demo" \
+    "$build/demo-files/edonio.dat"
+cat "$build/demo-files/stats.log"
 echo
 if cmp -s "$build/demo-files/ufs.dat" "$build/demo-files/edonio.dat"; then
     echo "The two files are identical ($(stat -c %s "$build/demo-files/edonio.dat") bytes)."
