@@ -24,17 +24,23 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
     h->preload = 0;
 }
 
-/* The value of key as a positive byte count, or -1 when absent or not one. */
+/* The value of key in info, into value (MPI_MAX_INFO_VAL + 1 bytes); 0 when absent. */
+static int get_value(MPI_Info info, const char *key, char *value)
+{
+    int flag = 0;
+
+    if (info != MPI_INFO_NULL)
+        MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+    return flag;
+}
+
+/* The value of key as a byte count: -1 when absent, -2 when not a non-negative number. */
 static long long get_bytes(MPI_Info info, const char *key)
 {
     char value[MPI_MAX_INFO_VAL + 1], *end;
     long long v;
-    int flag = 0;
 
-    if (info == MPI_INFO_NULL)
-        return -1;
-    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
-    if (!flag)
+    if (!get_value(info, key, value))
         return -1;
     errno = 0;
     v = strtoll(value, &end, 10);
@@ -43,16 +49,12 @@ static long long get_bytes(MPI_Info info, const char *key)
     return v;
 }
 
-/* 1 for true/enable, 0 for false/disable, -1 when absent or anything else. */
+/* 1 for true/enable, 0 for false/disable, -1 when absent, -2 for anything else. */
 static int get_bool(MPI_Info info, const char *key)
 {
     char value[MPI_MAX_INFO_VAL + 1];
-    int flag = 0;
 
-    if (info == MPI_INFO_NULL)
-        return -1;
-    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
-    if (!flag)
+    if (!get_value(info, key, value))
         return -1;
     if (!strcasecmp(value, "true") || !strcasecmp(value, "enable") || !strcmp(value, "1"))
         return 1;
