@@ -58,3 +58,21 @@ setup_workdir() {
     rm -rf "$WORK"
     mkdir -p "$WORK"
 }
+
+# How many files edonio closed so far (lines in $STATS_FILE).
+stats_lines() {
+    grep -c '^edonio:' "$STATS_FILE" || true
+}
+
+# With edonio in use, it must have served files; the sourcing script defines report STATUS NAME DETAIL.
+check_edonio_used() {
+    local closed
+    [[ -z ${EDONIO_LIB:-} ]] && return 0
+    closed=$(stats_lines)
+    log "edonio closed $closed files"
+    if [[ $closed -gt 0 ]]; then
+        report PASS edonio-used "$closed files closed by edonio"
+    else
+        report FAIL edonio-used "no 'edonio:' line in $STATS_FILE"
+    fi
+}

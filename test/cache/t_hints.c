@@ -218,21 +218,28 @@ static void set_info_one(MPI_File fh, const char *key, const char *value)
     MPI_Info_free(&info);
 }
 
+/* A fresh-or-existing file opened with 16 KiB blocks and a 1 MiB cache. */
+static void open_16k_1m(const char *filename, MPI_File *fh)
+{
+    MPI_Info info;
+
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_edonio_block_size", "16384");
+    MPI_Info_set(info, "romio_edonio_cache_size", "1048576");
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info, fh));
+    MPI_Info_free(&info);
+}
+
 static void set_info(const char *filename)
 {
     MPI_File fh;
-    MPI_Info info;
     long long size = 10 * 16 * KIB + 777;
     unsigned char *want = malloc((size_t)size);
 
     for (long long i = 0; i < size; i++)
         want[i] = ct_pattern(i, 11);
     ct_fresh(filename);
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "romio_edonio_block_size", "16384");
-    MPI_Info_set(info, "romio_edonio_cache_size", "1048576");
-    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
-    MPI_Info_free(&info);
+    open_16k_1m(filename, &fh);
     expect_hint(fh, "romio_edonio_cache_size", 1 * MIB, "at open");
     /* Interleaved records of 3000 bytes, never synced. */
     for (long long c = 0; c * 3000 < size; c++)
@@ -292,11 +299,7 @@ static void uneven(const char *filename)
     for (long long i = 0; i < size; i++)
         want[i] = ct_pattern(i, 13);
     ct_fresh(filename);
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "romio_edonio_block_size", "16384");
-    MPI_Info_set(info, "romio_edonio_cache_size", "1048576");
-    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
-    MPI_Info_free(&info);
+    open_16k_1m(filename, &fh);
     if (ct_rank == 0)
         ct_write_at(fh, 0, want, size, "data");
     MPI_Barrier(MPI_COMM_WORLD);

@@ -56,10 +56,6 @@ compile() {
     return 0
 }
 
-stats_lines() {
-    grep -c '^edonio:' "$STATS_FILE" || true
-}
-
 # One run passes only if it exits 0, rank 0 printed " No Errors", and (with EDONIO_LIB) edonio
 # logged the closing of the files it wrote and read.
 run_np() {
@@ -74,18 +70,6 @@ run_np() {
     else
         sed 's/^/    /' "$out" | tail -n 20 >&2
         report FAIL "h5_hyperslab np=$np" "exit $rc: $(tail -n 1 "$out"); log: $out"
-    fi
-}
-
-check_edonio_used() {
-    local closed
-    [[ -z ${EDONIO_LIB:-} ]] && return 0
-    closed=$(stats_lines)
-    log "edonio closed $closed files"
-    if [[ $closed -gt 0 ]]; then
-        report PASS edonio-used "$closed files closed by edonio"
-    else
-        report FAIL edonio-used "no 'edonio:' line in $STATS_FILE"
     fi
 }
 

@@ -186,19 +186,6 @@ run_ptest() {
     done
 }
 
-# With EDONIO_LIB set, the tests must really have gone through edonio.
-check_edonio_used() {
-    local closed
-    [[ -z ${EDONIO_LIB:-} ]] && return 0
-    closed=$(grep -c '^edonio:' "$STATS_FILE" || true)
-    log "edonio closed $closed files"
-    if [[ $closed -gt 0 ]]; then
-        report PASS edonio-used "$closed files closed by edonio"
-    else
-        report FAIL edonio-used "no 'edonio:' line in $STATS_FILE"
-    fi
-}
-
 main() {
     local t0=$SECONDS
     load_known_failures
