@@ -6,6 +6,9 @@
 #   romio    ROMIO's own test programs, under ufs and under edonio
 #   pnetcdf  PnetCDF's own test suite (make check, and its 4-process tests) under edonio
 #   hdf5     a parallel HDF5 program under edonio
+#   coll     collective I/O through the block owners and MPI atomic mode (every method)
+#   legacy   the legacy APIs (EDONIO do_*, PFS-style, PIOFS-style) on ufs and on edonio
+#   pfsemu   the emulated parallel file system of perf/ passes data through unchanged and counts
 #   fem      EDONIO's finite-element program (perf/fem), edonio against ufs, checked byte for byte
 #   asan     edonio's own and cache tests and ROMIO's under edonio built with AddressSanitizer and
 #            UBSan
@@ -30,7 +33,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 --builddir DIR --romio-builddir DIR --cache DIR" >&2; exit 2 ;;
     esac
 done
-default_groups="unit edonio cache fem romio pnetcdf hdf5"
+default_groups="unit edonio cache coll legacy pfsemu fem romio pnetcdf hdf5"
 [ -n "${EDONIO_ASAN_BUILDDIR:-}" ] && default_groups="$default_groups asan"
 groups=${EDONIO_TEST_GROUPS:-$default_groups}
 work=${EDONIO_TEST_WORKDIR:-$builddir/test-work}
@@ -84,6 +87,12 @@ for group in $groups; do
         hdf5) run_group hdf5 "$here/hdf5/run.sh" ;;
         cache) run_group cache "$here/cache/run.sh" --builddir "$builddir" \
                    --workdir "$work/cache" ;;
+        coll) run_group coll "$here/coll/run.sh" --builddir "$builddir" \
+                  --workdir "$work/coll" ;;
+        legacy) run_group legacy "$here/legacy/run.sh" --builddir "$builddir" \
+                    --workdir "$work/legacy" ;;
+        pfsemu) run_group pfsemu "$here/../perf/pfsemu/run-test.sh" --builddir "$builddir" \
+                    --workdir "$work/pfsemu" ;;
         fem) run_group fem "$here/../perf/fem/run-test.sh" ;;
         asan) run_group asan run_sanitized ;;
         *) echo "unknown test group $group" >&2; exit 2 ;;
