@@ -4,7 +4,9 @@
  * Entries that edonio does not override use ROMIO's generic code, which reaches the file only
  * through edonio's ReadContig and WriteContig, so every byte goes through the cache. Strided writes
  * use ROMIO's generic path, data sieving under fcntl locks included, as ufs does (its naive path
- * asserts on pieces over 2 GiB); an owner-aware strided path is the collective issue's work.
+ * asserts on pieces over 2 GiB). Collective reads and writes go through the blocks' owners
+ * (ad_edonio_coll.c), and MPI atomic mode is enforced the way romio_edonio_atomicity says
+ * (ad_edonio_atomic.c).
  */
 #include "ad_edonio.h"
 #include "adioi.h"
@@ -14,8 +16,8 @@ struct ADIOI_Fns_struct ADIO_EDONIO_operations = {
     ADIOI_EDONIO_OpenColl,      /* OpenColl */
     ADIOI_EDONIO_ReadContig,    /* ReadContig */
     ADIOI_EDONIO_WriteContig,   /* WriteContig */
-    ADIOI_GEN_ReadStridedColl,  /* ReadStridedColl */
-    ADIOI_GEN_WriteStridedColl, /* WriteStridedColl */
+    ADIOI_EDONIO_ReadStridedColl,  /* ReadStridedColl */
+    ADIOI_EDONIO_WriteStridedColl, /* WriteStridedColl */
     ADIOI_GEN_SeekIndividual,   /* SeekIndividual */
     ADIOI_EDONIO_Fcntl,         /* Fcntl */
     ADIOI_EDONIO_SetInfo,       /* SetInfo */
@@ -35,7 +37,7 @@ struct ADIOI_Fns_struct ADIO_EDONIO_operations = {
     ADIOI_GEN_Delete,           /* Delete */
     ADIOI_EDONIO_Feature,       /* Feature */
     "EDONIO: block cache in the aggregate memory of the processes",
-    ADIOI_GEN_IreadStridedColl,  /* IreadStridedColl */
-    ADIOI_GEN_IwriteStridedColl, /* IwriteStridedColl */
+    ADIOI_EDONIO_IreadStridedColl,  /* IreadStridedColl */
+    ADIOI_EDONIO_IwriteStridedColl, /* IwriteStridedColl */
     ADIOI_GEN_SetLock            /* SetLock */
 };

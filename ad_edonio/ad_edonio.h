@@ -29,12 +29,21 @@
 #define EDONIO_DEFAULT_CACHE_SIZE    (64LL * 1024 * 1024)
 #define EDONIO_DEFAULT_RO_CACHE_SIZE (16LL * 1024 * 1024)
 
-/* The cache hints in effect (the same on every process: rank 0's values win). */
+/* How MPI atomic mode is enforced (romio_edonio_atomicity; doc/atomicity.md). */
+enum edonio_atomicity {
+    EDONIO_ATOMIC_RANK_ORDER,     /* overlaps: the highest rank's bytes win (the default) */
+    EDONIO_ATOMIC_GRAPH_COLORING, /* overlapping ranks write in turn, colour by colour */
+    EDONIO_ATOMIC_LOCKING,        /* byte-range locks over each rank's extent (ROMIO's way) */
+};
+
+/* The hints in effect (the same on every process: rank 0's values win). */
 struct edonio_hints {
     long long block_size;    /* romio_edonio_block_size */
     long long cache_size;    /* romio_edonio_cache_size, bytes per process */
     long long ro_cache_size; /* romio_edonio_ro_cache_size, bytes per process, 0: none */
     int preload;             /* romio_edonio_preload */
+    int flush_groups;        /* romio_edonio_flush_groups: groups that write back in turn */
+    enum edonio_atomicity atomicity; /* romio_edonio_atomicity */
 };
 
 /* What edonio did to one open file on one process (summed over processes at close). */
@@ -48,6 +57,8 @@ struct edonio_stats {
     long long fs_writes;      /* write operations issued to the file system */
     long long fs_read_bytes;  /* bytes those reads asked for */
     long long fs_write_bytes; /* bytes those writes asked for */
+    long long coll_rounds;    /* exchange rounds of collective reads and writes */
+    long long coll_phases;    /* graph_coloring: colour phases of atomic collective writes */
 };
 
 /* How this process reaches the owners' segments. */
@@ -97,6 +108,18 @@ void ADIOI_EDONIO_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype da
 void ADIOI_EDONIO_WriteContig(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
                               int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                               int *error_code);
+void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                   MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                   ADIO_Status *status, int *error_code);
+void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                  int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                  int *error_code);
+void ADIOI_EDONIO_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                    MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                    MPI_Request *request, int *error_code);
+void ADIOI_EDONIO_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                   int file_ptr_type, ADIO_Offset offset, MPI_Request *request,
+                                   int *error_code);
 void ADIOI_EDONIO_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, int *error_code);
 void ADIOI_EDONIO_Flush(ADIO_File fd, int *error_code);
 void ADIOI_EDONIO_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
@@ -122,6 +145,9 @@ int ADIOI_EDONIO_Cache_read(ADIO_File fd, void *buf, ADIO_Offset off, ADIO_Offse
                             ADIO_Offset *got);
 int ADIOI_EDONIO_Cache_write(ADIO_File fd, const void *buf, ADIO_Offset off, ADIO_Offset len);
 int ADIOI_EDONIO_Cache_flush_mine(ADIO_File fd, int drop);
+int ADIOI_EDONIO_Cache_flush_grouped(ADIO_File fd, int drop);
+int ADIOI_EDONIO_Cache_owner_io(ADIO_File fd, const int64_t *piece, int64_t n, char *data,
+                                int writing);
 void ADIOI_EDONIO_Cache_trim_mine(ADIO_File fd, ADIO_Offset size);
 int ADIOI_EDONIO_Cache_preload(ADIO_File fd);
 int ADIOI_EDONIO_Cache_attach(ADIO_File fd);

@@ -202,29 +202,59 @@ static void ro_keep(struct edonio_file *ef, int owner, int32_t owner_slot, int64
 
 /* ------------------------------------------------------------------ pieces */
 
+/* Read [lo, hi) of block from its owner's segment, held. */
+static int read_held(ADIO_File fd, struct edonio_segment *seg, int owner, int64_t block,
+                     uint32_t lo, uint32_t hi, void *out)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    int32_t slot;
+    int err = slot_for(fd, seg, owner, block, &slot);
+
+    if (err)
+        return err;
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    /* The read-only cache keeps whole blocks, so fetch the whole block for it. */
+    int whole = ef->ro != NULL && owner != ef->rank;
+    if (!edonio_readable(s, lo, hi) || (whole && !(s->flags & EDONIO_SLOT_VALID)))
+        err = fetch(fd, seg, owner, slot);
+    if (err == 0) {
+        ADIOI_EDONIO_Slot_get(ef, owner, slot, lo, out, hi - lo);
+        if (whole)
+            ro_keep(ef, owner, slot, block);
+    }
+    return err;
+}
+
+/* Write [lo, hi) of block into its owner's segment, held. */
+static int write_held(ADIO_File fd, struct edonio_segment *seg, int owner, int64_t block,
+                      uint32_t lo, uint32_t hi, const void *in)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    int32_t slot;
+    int err = slot_for(fd, seg, owner, block, &slot);
+
+    if (err)
+        return err;
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    if (edonio_dirty_add(s, lo, hi) != 0) {
+        /* Too many separate extents: fetch the rest of the block, then one extent does. */
+        err = fetch(fd, seg, owner, slot);
+        if (err == 0)
+            edonio_dirty_add(s, lo, hi);
+    }
+    if (err == 0)
+        ADIOI_EDONIO_Slot_put(ef, owner, slot, lo, in, hi - lo);
+    return err;
+}
+
 static int read_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, void *out)
 {
     struct edonio_file *ef = edonio_state(fd);
     int owner = edonio_owner(block, ef->nprocs), err;
-    struct edonio_segment *seg;
-    int32_t slot;
 
     if (ro_lookup(ef, block, lo, hi, out))
         return 0;
-    seg = ADIOI_EDONIO_Acquire(ef, owner);
-    err = slot_for(fd, seg, owner, block, &slot);
-    if (err == 0) {
-        struct edonio_slot *s = edonio_slot_at(seg, slot);
-        /* The read-only cache keeps whole blocks, so fetch the whole block for it. */
-        int whole = ef->ro != NULL && owner != ef->rank;
-        if (!edonio_readable(s, lo, hi) || (whole && !(s->flags & EDONIO_SLOT_VALID)))
-            err = fetch(fd, seg, owner, slot);
-        if (err == 0) {
-            ADIOI_EDONIO_Slot_get(ef, owner, slot, lo, out, hi - lo);
-            if (whole)
-                ro_keep(ef, owner, slot, block);
-        }
-    }
+    err = read_held(fd, ADIOI_EDONIO_Acquire(ef, owner), owner, block, lo, hi, out);
     ADIOI_EDONIO_Release(ef, owner, 1);
     return err;
 }
@@ -232,22 +262,9 @@ static int read_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, voi
 static int write_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, const void *in)
 {
     struct edonio_file *ef = edonio_state(fd);
-    int owner = edonio_owner(block, ef->nprocs), err;
-    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, owner);
-    int32_t slot;
+    int owner = edonio_owner(block, ef->nprocs);
+    int err = write_held(fd, ADIOI_EDONIO_Acquire(ef, owner), owner, block, lo, hi, in);
 
-    err = slot_for(fd, seg, owner, block, &slot);
-    if (err == 0) {
-        struct edonio_slot *s = edonio_slot_at(seg, slot);
-        if (edonio_dirty_add(s, lo, hi) != 0) {
-            /* Too many separate extents: fetch the rest of the block, then one extent does. */
-            err = fetch(fd, seg, owner, slot);
-            if (err == 0)
-                edonio_dirty_add(s, lo, hi);
-        }
-        if (err == 0)
-            ADIOI_EDONIO_Slot_put(ef, owner, slot, lo, in, hi - lo);
-    }
     ADIOI_EDONIO_Release(ef, owner, 1);
     return err;
 }
@@ -307,6 +324,64 @@ int ADIOI_EDONIO_Cache_write(ADIO_File fd, const void *buf, ADIO_Offset off, ADI
     err = for_pieces(fd, off, len, (char *)buf, write_piece_cb);
     /* What was written is part of the file, even if a piece after it failed. */
     ADIOI_EDONIO_Size_max(edonio_state(fd), EDONIO_SIZE_FILE, off + len);
+    return err;
+}
+
+/*
+ * Collective I/O at the owner (ad_edonio_coll.c): n pieces (offset, length pairs) of blocks this
+ * process owns, each within one block, their bytes one after the other in data, applied in order
+ * under one hold of this process's segment. A read past the file's end gives zeros. errno of the
+ * first failure, or 0; the pieces after a failure are still done.
+ */
+int ADIOI_EDONIO_Cache_owner_io(ADIO_File fd, const int64_t *piece, int64_t n, char *data,
+                                int writing)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    ADIO_Offset bs = ef->hints.block_size, size = 0;
+    struct edonio_segment *seg;
+    int err = 0, e = 0;
+
+    if (n == 0)
+        return 0;
+    if (!writing)
+        size = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_FILE);
+    seg = ADIOI_EDONIO_Acquire(ef, ef->rank);
+    for (int64_t k = 0; k < n; k++) {
+        ADIO_Offset off = piece[2 * k], len = piece[2 * k + 1], block = off / bs;
+        uint32_t lo = (uint32_t)(off - block * bs);
+        if (writing) {
+            e = write_held(fd, seg, ef->rank, block, lo, lo + (uint32_t)len, data);
+        } else {
+            ADIO_Offset have = size - off < 0 ? 0 : size - off < len ? size - off : len;
+            memset(data + have, 0, (size_t)(len - have));
+            e = have ? read_held(fd, seg, ef->rank, block, lo, lo + (uint32_t)have, data) : 0;
+        }
+        if (e && !err)
+            err = e;
+        data += len;
+    }
+    ADIOI_EDONIO_Release(ef, ef->rank, 1);
+    return err;
+}
+
+/*
+ * Write back every dirty block this process owns, the processes in romio_edonio_flush_groups
+ * groups of consecutive ranks, one group after the other (pipelined flush, doc/hints.md).
+ * Collective, unless this handle is an alias (it writes back alone). errno or 0.
+ */
+int ADIOI_EDONIO_Cache_flush_grouped(ADIO_File fd, int drop)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    int groups = ef->hints.flush_groups < ef->nprocs ? ef->hints.flush_groups : ef->nprocs;
+    int mine = (int)((long long)ef->rank * groups / ef->nprocs), err = 0;
+
+    if (groups <= 1 || ef->primary != NULL)
+        return ADIOI_EDONIO_Cache_flush_mine(fd, drop);
+    for (int g = 0; g < groups; g++) {
+        if (g == mine)
+            err = ADIOI_EDONIO_Cache_flush_mine(fd, drop);
+        MPI_Barrier(ef->comm);
+    }
     return err;
 }
 

@@ -23,7 +23,7 @@ static void flush_all(ADIO_File fd, const char *myname, int *error_code)
 {
     struct edonio_file *ef = edonio_state(fd);
     /* An alias writes back what this process owns in the shared cache, and keeps the rest. */
-    int err = ADIOI_EDONIO_Cache_flush_mine(fd, ef->primary == NULL);
+    int err = ADIOI_EDONIO_Cache_flush_grouped(fd, ef->primary == NULL);
     struct stat st;
 
     if (err == 0 && fsync(fd->fd_sys) != 0)

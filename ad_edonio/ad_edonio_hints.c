@@ -8,6 +8,7 @@
  * romio_edonio_version and romio_edonio_romio_version tell a program that edonio serves the file.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,11 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
     h->cache_size = EDONIO_DEFAULT_CACHE_SIZE;
     h->ro_cache_size = EDONIO_DEFAULT_RO_CACHE_SIZE;
     h->preload = 0;
+    h->flush_groups = 1;
+    h->atomicity = EDONIO_ATOMIC_RANK_ORDER;
 }
+
+static const char *const atomicity_names[] = {"rank_order", "graph_coloring", "locking"};
 
 /* The value of key in info, into value (MPI_MAX_INFO_VAL + 1 bytes); 0 when absent. */
 static int get_value(MPI_Info info, const char *key, char *value)
@@ -63,6 +68,19 @@ static int get_bool(MPI_Info info, const char *key)
     return -2;
 }
 
+/* romio_edonio_atomicity: one of the names above; anything else is the default. */
+static void get_atomicity(MPI_Info info, struct edonio_hints *h)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+
+    if (!get_value(info, "romio_edonio_atomicity", value))
+        return;
+    h->atomicity = EDONIO_ATOMIC_RANK_ORDER;
+    for (int i = 0; i < (int)(sizeof(atomicity_names) / sizeof(*atomicity_names)); i++)
+        if (!strcasecmp(value, atomicity_names[i]))
+            h->atomicity = (enum edonio_atomicity)i;
+}
+
 static int power_of_two(long long v)
 {
     return v > 0 && (v & (v - 1)) == 0;
@@ -90,6 +108,10 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     b = get_bool(info, "romio_edonio_preload");
     if (b != -1)
         h->preload = b >= 0 ? b : d.preload;
+    v = get_bytes(info, "romio_edonio_flush_groups");
+    if (v != -1)
+        h->flush_groups = v >= 1 && v <= INT_MAX ? (int)v : d.flush_groups;
+    get_atomicity(info, h);
     /* A cache holds at least one block; a read-only cache too, unless it is off. */
     if (h->cache_size < h->block_size)
         h->cache_size = d.cache_size >= h->block_size ? d.cache_size : h->block_size;
@@ -112,6 +134,8 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
     info_set_ll(fd, "romio_edonio_cache_size", h->cache_size);
     info_set_ll(fd, "romio_edonio_ro_cache_size", h->ro_cache_size);
     ADIOI_Info_set(fd->info, "romio_edonio_preload", h->preload ? "true" : "false");
+    info_set_ll(fd, "romio_edonio_flush_groups", h->flush_groups);
+    ADIOI_Info_set(fd->info, "romio_edonio_atomicity", atomicity_names[h->atomicity]);
     ADIOI_Info_set(fd->info, EDONIO_VERSION_KEY, edonio_version());
     ADIOI_Info_set(fd->info, EDONIO_ROMIO_VERSION_KEY, edonio_romio_version());
 }

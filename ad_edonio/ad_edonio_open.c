@@ -119,7 +119,7 @@ void ADIOI_EDONIO_Cache_detach(ADIO_File fd, int always, int *error_code)
 {
     static char myname[] = "ADIOI_EDONIO_CLOSE";
     struct edonio_file *ef = edonio_state(fd);
-    int err = ADIOI_EDONIO_Cache_flush_mine(fd, 0);
+    int err = ADIOI_EDONIO_Cache_flush_grouped(fd, 0);
 
     *error_code = err ? ADIOI_EDONIO_Err(myname, fd->filename, err) : MPI_SUCCESS;
     ADIOI_EDONIO_Agree(ef->comm, error_code);

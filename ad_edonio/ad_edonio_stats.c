@@ -18,7 +18,8 @@
 /* The counters in struct order, as they are named in info keys and in the summary line. */
 static const char *const names[NSTATS] = {
     "hits",     "misses",    "evictions",     "writebacks",     "ro_hits",
-    "fs_reads", "fs_writes", "fs_read_bytes", "fs_write_bytes",
+    "fs_reads", "fs_writes", "fs_read_bytes", "fs_write_bytes", "coll_rounds",
+    "coll_phases",
 };
 
 static void print_line(FILE *out, const char *filename, int nprocs, const long long *v)

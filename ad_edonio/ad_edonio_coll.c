@@ -1,0 +1,428 @@
+/*
+ * edonio: collective reads and writes through the block owners.
+ *
+ * The owners of the blocks are the aggregators. Every process cuts its request (any file view,
+ * any buffer type) into pieces at block boundaries; each piece goes to its block's owner in one
+ * all-to-all exchange, and the owner stores it in, or serves it from, its own segment. A read
+ * sends the pieces' descriptions out and the bytes back.
+ *
+ * Memory is bounded: the call runs in rounds, each covering a window of the file of the round
+ * size (ROMIO's cb_buffer_size, rounded to whole blocks), starting at the lowest byte any process
+ * still has to move; windows where nobody has data are never visited. A process sends at most a
+ * window's bytes per round. Because a window is a range of the file, every byte's writers meet at
+ * its owner in the same round, and the owner applies what it receives in rank order: where
+ * requests overlap, the highest rank's bytes are the ones left (rank ordering, the default for
+ * MPI atomic mode; doc/atomicity.md).
+ *
+ * Per round: one MPI_Allreduce (the window), one MPI_Alltoall (counts), one MPI_Alltoallv of
+ * piece descriptions (16 bytes each) and one of data. Then every process agrees on the outcome.
+ */
+#include <string.h>
+
+#include "ad_edonio_coll.h"
+
+/* ------------------------------------------------------------------ the request */
+
+static void mem_init(struct edonio_mem *m, const void *buf, int count, MPI_Datatype type)
+{
+    MPI_Aint lb;
+    int contig;
+
+    memset(m, 0, sizeof(*m));
+    m->buf = (char *)buf;
+    ADIOI_Datatype_iscontig(type, &contig);
+    if (contig || count == 0)
+        return;
+    m->flat = ADIOI_Flatten_and_find(type);
+    MPI_Type_get_extent(type, &lb, &m->extent);
+}
+
+/* Copy n bytes between the next bytes of the buffer and data (to_mem: into the buffer). */
+void ADIOI_EDONIO_Mem_copy(struct edonio_mem *m, char *data, ADIO_Offset n, int to_mem)
+{
+    while (n > 0) {
+        char *at;
+        ADIO_Offset room = n;
+
+        if (m->flat == NULL) {
+            at = m->buf + m->in_blk;
+        } else {
+            room = m->flat->blocklens[m->blk] - m->in_blk;
+            if (room <= 0) { /* the next block, or the next copy of the type */
+                m->in_blk = 0;
+                if (++m->blk == m->flat->count) {
+                    m->blk = 0;
+                    m->rep++;
+                }
+                continue;
+            }
+            at = m->buf + m->rep * m->extent + m->flat->indices[m->blk] + m->in_blk;
+            if (room > n)
+                room = n;
+        }
+        if (to_mem)
+            memcpy(at, data, (size_t)room);
+        else
+            memcpy(data, at, (size_t)room);
+        data += room;
+        n -= room;
+        m->in_blk += room;
+    }
+}
+
+/* This process's extents (and the individual file pointer moved past them, as ROMIO does). */
+void ADIOI_EDONIO_Req_init(ADIO_File fd, struct edonio_req *req, const void *buf, int count,
+                           MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset)
+{
+    ADIO_Offset first, last;
+
+    memset(req, 0, sizeof(*req));
+    ADIOI_Calc_my_off_len(fd, count, datatype, file_ptr_type, offset, &req->off, &req->len, &first,
+                          &last, &req->n);
+    for (int i = 0; i < req->n; i++)
+        req->bytes += req->len[i];
+    req->start = req->bytes > 0 ? first : EDONIO_COLL_NONE;
+    req->end = req->bytes > 0 ? last + 1 : 0;
+    mem_init(&req->mem, buf, count, datatype);
+}
+
+/* Back to the first byte (after a pass that moved no data). */
+void ADIOI_EDONIO_Req_rewind(struct edonio_req *req)
+{
+    req->i = 0;
+    req->done = 0;
+}
+
+void ADIOI_EDONIO_Req_free(struct edonio_req *req)
+{
+    ADIOI_Free(req->off); /* len is in the same allocation */
+}
+
+/* The file offset of the next byte to move, or NONE. */
+static ADIO_Offset req_next(struct edonio_req *req)
+{
+    while (req->i < req->n && req->done >= req->len[req->i]) {
+        req->i++;
+        req->done = 0;
+    }
+    return req->i < req->n ? req->off[req->i] + req->done : EDONIO_COLL_NONE;
+}
+
+/* Bytes of the file one round covers: cb_buffer_size in whole blocks, at least one block. */
+ADIO_Offset ADIOI_EDONIO_Coll_round_size(ADIO_File fd)
+{
+    ADIO_Offset bs = edonio_state(fd)->hints.block_size;
+    ADIO_Offset want = fd->hints->cb_buffer_size > 0 ? fd->hints->cb_buffer_size : bs;
+
+    return want < bs ? bs : want - want % bs;
+}
+
+/* ------------------------------------------------------------------ one round */
+
+/*
+ * A round's pieces in this process's stream order (each within one block), and the counts and
+ * displacements of the exchange, per process: pieces (in int64 words, two per piece) and bytes.
+ */
+struct round {
+    int64_t *piece; /* offset, length */
+    int *owner;
+    int n, cap;
+    int *sn, *sb, *rn, *rb;     /* sent and received: header words, bytes */
+    int *sdn, *sdb, *rdn, *rdb; /* their displacements */
+    int64_t *shdr, *rhdr;
+    char *sdata, *rdata;
+};
+
+static void round_init(struct round *r, int nprocs)
+{
+    memset(r, 0, sizeof(*r));
+    r->sn = ADIOI_Calloc(8 * (size_t)nprocs, sizeof(int));
+    r->sb = r->sn + nprocs;
+    r->rn = r->sb + nprocs;
+    r->rb = r->rn + nprocs;
+    r->sdn = r->rb + nprocs;
+    r->sdb = r->sdn + nprocs;
+    r->rdn = r->sdb + nprocs;
+    r->rdb = r->rdn + nprocs;
+}
+
+static void round_clear(struct round *r)
+{
+    if (r->shdr != NULL)
+        ADIOI_Free(r->shdr); /* rhdr, sdata and rdata share this allocation */
+    r->shdr = NULL;
+    r->n = 0;
+}
+
+static void round_free(struct round *r)
+{
+    round_clear(r);
+    if (r->piece != NULL)
+        ADIOI_Free(r->piece);
+    if (r->owner != NULL)
+        ADIOI_Free(r->owner);
+    ADIOI_Free(r->sn);
+}
+
+static void add_piece(struct round *r, ADIO_Offset off, ADIO_Offset len, int owner)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 256;
+        r->piece = ADIOI_Realloc(r->piece, 2 * (size_t)r->cap * sizeof(*r->piece));
+        r->owner = ADIOI_Realloc(r->owner, (size_t)r->cap * sizeof(*r->owner));
+    }
+    r->piece[2 * r->n] = off;
+    r->piece[2 * r->n + 1] = len;
+    r->owner[r->n++] = owner;
+}
+
+/* Take this process's bytes below hi, cut at block boundaries. */
+static void collect(struct edonio_file *ef, struct edonio_req *req, ADIO_Offset hi, struct round *r)
+{
+    ADIO_Offset bs = ef->hints.block_size, at;
+
+    while ((at = req_next(req)) < hi) {
+        ADIO_Offset len = req->len[req->i] - req->done, block = at / bs;
+        if (len > hi - at)
+            len = hi - at;
+        if (len > (block + 1) * bs - at)
+            len = (block + 1) * bs - at;
+        add_piece(r, at, len, edonio_owner(block, ef->nprocs));
+        req->done += len;
+    }
+}
+
+static void displacements(const int *count, int *displ, int nprocs)
+{
+    displ[0] = 0;
+    for (int p = 1; p < nprocs; p++)
+        displ[p] = displ[p - 1] + count[p - 1];
+}
+
+/* Counts both ways, then the piece descriptions to their owners (grouped by owner, in order). */
+static void exchange_headers(struct edonio_file *ef, struct round *r)
+{
+    int nprocs = ef->nprocs, *cnt = ADIOI_Malloc(4 * (size_t)nprocs * sizeof(int));
+    int *rcnt = cnt + 2 * nprocs, nh = 0;
+
+    memset(cnt, 0, 2 * (size_t)nprocs * sizeof(int));
+    for (int k = 0; k < r->n; k++) {
+        cnt[2 * r->owner[k]] += 2;
+        cnt[2 * r->owner[k] + 1] += (int)r->piece[2 * k + 1];
+    }
+    MPI_Alltoall(cnt, 2, MPI_INT, rcnt, 2, MPI_INT, ef->comm);
+    for (int p = 0; p < nprocs; p++) {
+        r->sn[p] = cnt[2 * p];
+        r->sb[p] = cnt[2 * p + 1];
+        r->rn[p] = rcnt[2 * p];
+        r->rb[p] = rcnt[2 * p + 1];
+    }
+    ADIOI_Free(cnt);
+    displacements(r->sn, r->sdn, nprocs);
+    displacements(r->sb, r->sdb, nprocs);
+    displacements(r->rn, r->rdn, nprocs);
+    displacements(r->rb, r->rdb, nprocs);
+    for (int p = 0; p < nprocs; p++)
+        nh += r->rn[p];
+    size_t hdr_bytes = ((size_t)2 * r->n + (size_t)nh + 1) * sizeof(int64_t);
+    size_t sbytes = (size_t)r->sdb[nprocs - 1] + (size_t)r->sb[nprocs - 1];
+    size_t rbytes = (size_t)r->rdb[nprocs - 1] + (size_t)r->rb[nprocs - 1];
+    r->shdr = ADIOI_Malloc(hdr_bytes + sbytes + rbytes + 1);
+    r->rhdr = r->shdr + 2 * r->n;
+    r->sdata = (char *)(r->rhdr + nh + 1);
+    r->rdata = r->sdata + sbytes;
+    int *at = ADIOI_Malloc((size_t)nprocs * sizeof(int));
+    memcpy(at, r->sdn, (size_t)nprocs * sizeof(int));
+    for (int k = 0; k < r->n; k++) {
+        memcpy(r->shdr + at[r->owner[k]], r->piece + 2 * k, 2 * sizeof(int64_t));
+        at[r->owner[k]] += 2;
+    }
+    ADIOI_Free(at);
+    MPI_Alltoallv(r->shdr, r->sn, r->sdn, MPI_INT64_T, r->rhdr, r->rn, r->rdn, MPI_INT64_T,
+                  ef->comm);
+}
+
+/* Copy each piece between memory and its owner's part of buf (displ: where each part starts). */
+static void pack(struct edonio_req *req, struct round *r, char *buf, const int *displ, int to_mem,
+                 int nprocs)
+{
+    int *at = ADIOI_Malloc((size_t)nprocs * sizeof(int));
+
+    memcpy(at, displ, (size_t)nprocs * sizeof(int));
+    for (int k = 0; k < r->n; k++) {
+        ADIOI_EDONIO_Mem_copy(&req->mem, buf + at[r->owner[k]], r->piece[2 * k + 1], to_mem);
+        at[r->owner[k]] += (int)r->piece[2 * k + 1];
+    }
+    ADIOI_Free(at);
+}
+
+static int64_t received_pieces(const struct round *r, int nprocs)
+{
+    return ((int64_t)r->rdn[nprocs - 1] + r->rn[nprocs - 1]) / 2;
+}
+
+/* One round of op over [lo, hi); errno of this process's first failure, or 0. */
+static int round_do(ADIO_File fd, struct edonio_req *req, int active, ADIO_Offset hi,
+                    enum edonio_coll_op op, struct edonio_edges *edges, struct round *r)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    int nprocs = ef->nprocs, err = 0;
+
+    if (active)
+        collect(ef, req, hi, r);
+    exchange_headers(ef, r);
+    switch (op) {
+        case EDONIO_COLL_WRITE:
+            pack(req, r, r->sdata, r->sdb, 0, nprocs);
+            MPI_Alltoallv(r->sdata, r->sb, r->sdb, MPI_BYTE, r->rdata, r->rb, r->rdb, MPI_BYTE,
+                          ef->comm);
+            err = ADIOI_EDONIO_Cache_owner_io(fd, r->rhdr, received_pieces(r, nprocs), r->rdata,
+                                              1);
+            break;
+        case EDONIO_COLL_READ:
+            err = ADIOI_EDONIO_Cache_owner_io(fd, r->rhdr, received_pieces(r, nprocs), r->rdata,
+                                              0);
+            MPI_Alltoallv(r->rdata, r->rb, r->rdb, MPI_BYTE, r->sdata, r->sb, r->sdb, MPI_BYTE,
+                          ef->comm);
+            pack(req, r, r->sdata, r->sdb, 1, nprocs);
+            break;
+        case EDONIO_COLL_DETECT:
+            ADIOI_EDONIO_Edges_find(edges, r->rhdr, r->rn, r->rdn, nprocs);
+            break;
+    }
+    ef->stats.coll_rounds++;
+    round_clear(r);
+    return err;
+}
+
+/*
+ * Collective: op over the requests of the active processes (the others take part with nothing),
+ * round by round. errno of this process's first failure, or 0; the caller makes everyone agree.
+ */
+int ADIOI_EDONIO_Coll_run(ADIO_File fd, struct edonio_req *req, int active,
+                          enum edonio_coll_op op, struct edonio_edges *edges)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    ADIO_Offset bs = ef->hints.block_size, window = ADIOI_EDONIO_Coll_round_size(fd);
+    struct round r;
+    int err = 0;
+
+    round_init(&r, ef->nprocs);
+    for (;;) {
+        long long next = active ? req_next(req) : EDONIO_COLL_NONE, lo;
+        MPI_Allreduce(&next, &lo, 1, MPI_LONG_LONG, MPI_MIN, ef->comm);
+        if (lo == EDONIO_COLL_NONE)
+            break;
+        lo -= lo % bs;
+        int e = round_do(fd, req, active, lo + window, op, edges, &r);
+        if (e && !err)
+            err = e;
+    }
+    round_free(&r);
+    return err;
+}
+
+/* ------------------------------------------------------------------ the entry points */
+
+/* Collective calls go through the owners unless this handle has no cache of its own. */
+static int through_owners(ADIO_File fd)
+{
+    struct edonio_file *ef = edonio_state(fd);
+
+    return ef != NULL && ef->access != EDONIO_ACCESS_NONE && ef->primary == NULL;
+}
+
+static void finish(ADIO_File fd, const char *myname, int err, int count, MPI_Datatype datatype,
+                   ADIO_Status *status, int *error_code)
+{
+    MPI_Count size;
+
+    fd->fp_sys_posn = -1;
+    *error_code = err ? ADIOI_EDONIO_Err(myname, fd->filename, err) : MPI_SUCCESS;
+    ADIOI_EDONIO_Agree(edonio_state(fd)->comm, error_code);
+    if (*error_code == MPI_SUCCESS) {
+        MPI_Type_size_x(datatype, &size);
+        MPIR_Status_set_bytes(status, datatype, (MPI_Count)count * size);
+    }
+}
+
+void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                   MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                   ADIO_Status *status, int *error_code)
+{
+    static char myname[] = "ADIOI_EDONIO_WRITESTRIDEDCOLL";
+    struct edonio_file *ef = edonio_state(fd);
+    struct edonio_req req;
+    int err;
+
+    if (!through_owners(fd)) {
+        ADIOI_GEN_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                   error_code);
+        return;
+    }
+    ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
+    if (req.bytes > 0) /* what is written is part of the file, as for independent writes */
+        ADIOI_EDONIO_Size_max(ef, EDONIO_SIZE_FILE, req.end);
+    if (fd->atomicity && ef->hints.atomicity == EDONIO_ATOMIC_LOCKING)
+        err = ADIOI_EDONIO_Locked_io(fd, &req, 1);
+    else if (fd->atomicity && ef->hints.atomicity == EDONIO_ATOMIC_GRAPH_COLORING)
+        err = ADIOI_EDONIO_Coloured_write(fd, &req);
+    else
+        err = ADIOI_EDONIO_Coll_run(fd, &req, 1, EDONIO_COLL_WRITE, NULL);
+    ADIOI_EDONIO_Req_free(&req);
+    finish(fd, myname, err, count, datatype, status, error_code);
+}
+
+void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                  int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                  int *error_code)
+{
+    static char myname[] = "ADIOI_EDONIO_READSTRIDEDCOLL";
+    struct edonio_file *ef = edonio_state(fd);
+    struct edonio_req req;
+    int err;
+
+    if (!through_owners(fd)) {
+        ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                  error_code);
+        return;
+    }
+    ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
+    if (fd->atomicity && ef->hints.atomicity == EDONIO_ATOMIC_LOCKING)
+        err = ADIOI_EDONIO_Locked_io(fd, &req, 0);
+    else
+        err = ADIOI_EDONIO_Coll_run(fd, &req, 1, EDONIO_COLL_READ, NULL);
+    ADIOI_EDONIO_Req_free(&req);
+    finish(fd, myname, err, count, datatype, status, error_code);
+}
+
+/*
+ * The nonblocking collectives do their work when they start and return a completed request, as
+ * ROMIO's FAKE entry points do for independent I/O. (A program that makes another process's
+ * MPI_File_iwrite_all wait for a message it sends after its own would hang; doc/design.md.)
+ */
+void ADIOI_EDONIO_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                    MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                    MPI_Request *request, int *error_code)
+{
+    ADIO_Status status;
+    MPI_Count size;
+
+    ADIO_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status, error_code);
+    MPI_Type_size_x(datatype, &size);
+    MPIO_Completed_request_create(&fd, *error_code == MPI_SUCCESS ? (MPI_Offset)count * size : 0,
+                                  error_code, request);
+}
+
+void ADIOI_EDONIO_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                   int file_ptr_type, ADIO_Offset offset, MPI_Request *request,
+                                   int *error_code)
+{
+    ADIO_Status status;
+    MPI_Count size;
+
+    ADIO_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status, error_code);
+    MPI_Type_size_x(datatype, &size);
+    MPIO_Completed_request_create(&fd, *error_code == MPI_SUCCESS ? (MPI_Offset)count * size : 0,
+                                  error_code, request);
+}
