@@ -39,5 +39,5 @@ struct ADIOI_Fns_struct ADIO_EDONIO_operations = {
     "EDONIO: block cache in the aggregate memory of the processes",
     ADIOI_EDONIO_IreadStridedColl,  /* IreadStridedColl */
     ADIOI_EDONIO_IwriteStridedColl, /* IwriteStridedColl */
-    ADIOI_GEN_SetLock            /* SetLock */
+    ADIOI_EDONIO_SetLock            /* SetLock: polls across nodes (ad_edonio_atomic.c) */
 };

@@ -125,6 +125,8 @@ void ADIOI_EDONIO_Flush(ADIO_File fd, int *error_code);
 void ADIOI_EDONIO_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
 void ADIOI_EDONIO_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
 int ADIOI_EDONIO_Feature(ADIO_File fd, int flag);
+int ADIOI_EDONIO_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
+                         ADIO_Offset len);
 
 /* The segments (ad_edonio_segments.c). */
 int ADIOI_EDONIO_Segments_create(ADIO_File fd);

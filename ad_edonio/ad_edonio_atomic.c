@@ -12,9 +12,11 @@
  * - locking: each process takes a byte-range lock over its whole extent and writes its pieces
  *   itself, the way ROMIO does it; kept as a baseline.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ad_edonio_coll.h"
@@ -221,4 +223,36 @@ int ADIOI_EDONIO_Locked_io(ADIO_File fd, struct edonio_req *req, int writing)
     ADIOI_UNLOCK(fd, req->start, SEEK_SET, extent);
     ADIOI_Free(tmp);
     return err;
+}
+
+/*
+ * Byte-range locks (the SetLock entry: ROMIO's atomic mode and data sieving, and locking above).
+ * Across nodes, the process waiting for a lock must keep serving the RMA that its owner's
+ * segment receives, or the holder, which may need that segment to finish, never releases:
+ * so it polls (try the lock, let MPI progress, wait a little) instead of blocking in fcntl.
+ */
+int ADIOI_EDONIO_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
+                         ADIO_Offset len)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    struct flock lock;
+    const struct timespec pause = {0, 50 * 1000};
+    int flag;
+
+    if (len == 0)
+        return MPI_SUCCESS;
+    if (ef == NULL || ef->access != EDONIO_ACCESS_RMA || cmd != F_SETLKW)
+        return ADIOI_GEN_SetLock(fd, cmd, type, offset, whence, len);
+    memset(&lock, 0, sizeof(lock));
+    lock.l_type = (short)type;
+    lock.l_whence = (short)whence;
+    lock.l_start = (off_t)offset;
+    lock.l_len = (off_t)len;
+    while (fcntl(fd->fd_sys, F_SETLK, &lock) != 0) {
+        if (errno != EAGAIN && errno != EACCES && errno != EINTR)
+            return ADIOI_EDONIO_Err("ADIOI_EDONIO_SETLOCK", fd->filename, errno);
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ef->comm, &flag, MPI_STATUS_IGNORE);
+        nanosleep(&pause, NULL);
+    }
+    return MPI_SUCCESS;
 }
