@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# edonio's legacy APIs on ADIO (legacy/, doc/legacy-*.md): the EDONIO do_* API from C and Fortran,
+# EDONIO's appendix program (example.F, typed in from the report), the PFS-style and the
+# PIOFS-style API. Every program runs at 1 to 4 processes, on ROMIO_FSTYPE_FORCE=ufs: and
+# edonio:, and the files the PFS, PIOFS and appendix programs write on the two must be identical.
+# The programs are linked with -ledonio before the MPI library.
+#
+#   test/legacy/run.sh --builddir DIR [--workdir DIR]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+mpi_test_setup "$@"
+libdir=$(dirname "$lib")
+inc="$here/../../include"
+
+build() {
+    local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror -I"$inc") t
+    local link=(-L"$libdir" -ledonio -Wl,-rpath,"$libdir")
+    for t in t_do t_pfs t_piofs; do
+        mpicc "${cflags[@]}" -o "$bin/$t" "$here/$t.c" "${link[@]}"
+    done
+    mpifort -O1 -g -ffree-form -I"$inc" -o "$bin/t_do_fortran" "$here/t_do_fortran.f90" "${link[@]}"
+    mpifort -O1 -g -cpp -ffixed-line-length-none -I"$inc" -o "$bin/example" "$here/example.F" \
+        "${link[@]}"
+}
+
+pre=()
+[ -n "${EDONIO_SANITIZER_RUNTIME:-}" ] && pre=(LD_PRELOAD="$EDONIO_SANITIZER_RUNTIME")
+
+# same NAME FILE_UFS FILE_EDONIO: one line on whether the two file systems wrote the same bytes.
+same() {
+    if [ -f "$2" ] && cmp -s "$2" "$3"; then
+        pass "$1"
+    else
+        fail "$1" "$(cmp "$2" "$3" 2>&1 | head -n 1)"
+    fi
+}
+
+test_do() {
+    local np fs
+    for np in 1 2 3 4; do
+        for fs in ufs edonio; do
+            run_mpi "legacy/do fs=$fs np=$np" "$work/do-$fs-$np.log" "$np" "${pre[@]}" \
+                ROMIO_FSTYPE_FORCE=$fs: -- "$bin/t_do" "$data/do-$fs-$np"
+        done
+    done
+    for fs in ufs edonio; do
+        run_mpi "legacy/do-fortran fs=$fs np=2" "$work/dof-$fs.log" 2 "${pre[@]}" \
+            ROMIO_FSTYPE_FORCE=$fs: -- "$bin/t_do_fortran" "$data/dof-$fs"
+    done
+}
+
+# The appendix program reads nex ney nez, the cache sizes and the preload flag on stdin, and
+# checks what it reads back itself (stop '** ERROR **' otherwise).
+test_example() {
+    local np=$1 fs dir log
+    for fs in ufs edonio; do
+        dir="$data/example-$fs-$np"
+        log="$work/example-$fs-$np.log"
+        mkdir -p "$dir"
+        rm -f "$dir/ex.bin"
+        if (cd "$dir" && printf '9 5 12\n64 256\n1\n' | env "${pre[@]}" ROMIO_FSTYPE_FORCE=$fs: \
+            timeout 120 "$MPIEXEC" -n "$np" "$bin/example") >"$log" 2>&1 &&
+            grep -q 'close for read takes' "$log" && ! grep -q 'ERROR' "$log" &&
+            [ "$(stat -c %s "$dir/ex.bin")" -eq $((9 * 5 * 12 * 32)) ]; then
+            pass "legacy/example fs=$fs np=$np"
+        else
+            fail "legacy/example fs=$fs np=$np" "$(failure_lines "$log"); log $log"
+        fi
+    done
+    same "legacy/example-same-file np=$np" "$data/example-ufs-$np/ex.bin" \
+        "$data/example-edonio-$np/ex.bin"
+}
+
+# A PFS or PIOFS program on both file systems, then the files compared.
+test_both() {
+    local api=$1 np=$2 file=$3 fs
+    for fs in ufs edonio; do
+        rm -rf "$data/$api-$fs-$np"
+        mkdir -p "$data/$api-$fs-$np"
+        run_mpi "legacy/$api fs=$fs np=$np" "$work/$api-$fs-$np.log" "$np" "${pre[@]}" \
+            ROMIO_FSTYPE_FORCE=$fs: -- "$bin/t_$api" "$data/$api-$fs-$np"
+    done
+    same "legacy/$api-same-file np=$np" "$data/$api-ufs-$np/$file" "$data/$api-edonio-$np/$file"
+}
+
+# NX's plain forms abort the job on error (cread on a bad descriptor here).
+test_pfs_abort() {
+    local log="$work/pfs-abort.log"
+    mkdir -p "$data/pfs-abort"
+    if env "${pre[@]}" ROMIO_FSTYPE_FORCE=ufs: timeout 60 "$MPIEXEC" -n 2 "$bin/t_pfs" \
+        "$data/pfs-abort" abort >"$log" 2>&1; then
+        fail "legacy/pfs-plain-form-aborts np=2" "exited 0; log $log"
+    elif grep -q 'cread: Bad file descriptor' "$log" && ! grep -q 'not aborted' "$log"; then
+        pass "legacy/pfs-plain-form-aborts np=2"
+    else
+        fail "legacy/pfs-plain-form-aborts np=2" "$(failure_lines "$log"); log $log"
+    fi
+}
+
+build
+test_do
+for np in 1 3; do
+    test_example "$np"
+done
+for np in 1 2 3 4; do
+    test_both pfs "$np" pfs.dat
+    test_both piofs "$np" piofs.dat
+done
+test_pfs_abort
+summary
