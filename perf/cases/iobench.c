@@ -1,0 +1,463 @@
+/*
+ * iobench: the access patterns of edonio's benchmark suite (perf/run), in C11 over MPI-IO only,
+ * so that the same binary measures edonio and ROMIO's ufs driver (chosen by the file-name prefix
+ * "edonio:" or "ufs:").
+ *
+ *   mpiexec -n P ./iobench -c CASE -f DRIVER -d DIR [-s BYTES] [-t BYTES] [-r BYTES]
+ *                          [-M ROWS] [-N COLS] [-R OVERLAP] [-k REPS] [-H key=value]...
+ *
+ * Cases (each writes, closes, reopens, reads and verifies unless said otherwise):
+ *   contig    each rank writes its own -s bytes, contiguous, in -t byte transfers with
+ *             MPI_File_write_at (IOR-like, independent)
+ *   contig-coll   the same with MPI_File_write_at_all / read_at_all
+ *   strided   each rank writes -s bytes as records of -r bytes interleaved with the other ranks
+ *             (record i of rank p at (i*P + p) * r), independent, one call per record
+ *   reread    the file (-s bytes per rank) is written, then, still open, every rank reads the part
+ *             of its right neighbour -k times (the data is cached by the other ranks)
+ *   atomic    the column-wise overlap of Liao et al. (ICPP 2003, fig. 4): an M x N byte array,
+ *             each rank a block of columns overlapping R columns with each neighbour, subarray
+ *             view, MPI_File_set_atomicity(fh, 1), MPI_File_write_all; then checks that each
+ *             overlap holds one rank's bytes only
+ *   subarray  an M x N array of 8-byte values distributed by column blocks (subarray view),
+ *             MPI_File_write_all and read_all
+ *
+ * Output: one line "RESULT key=value ..." on rank 0 with the phase times (max over ranks):
+ * t_write (open + write + close), t_read (open + read + close), the bytes moved and errors.
+ */
+#include <mpi.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_HINTS = 16 };
+
+struct opts {
+    const char *cas, *driver, *dir;
+    long long size, xfer, rec;
+    long long rows, cols, overlap;
+    int reps;
+    const char *hints[MAX_HINTS];
+    int nhints;
+};
+
+static int rank, nprocs;
+
+static void check(int err, const char *what)
+{
+    if (err == MPI_SUCCESS)
+        return;
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(err, msg, &len);
+    fprintf(stderr, "iobench: rank %d: %s: %s\n", rank, what, msg);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static long long parse_bytes(const char *s)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    long long unit = 1;
+    switch (*end) {
+    case 'k': case 'K': unit = 1LL << 10; end++; break;
+    case 'm': case 'M': unit = 1LL << 20; end++; break;
+    case 'g': case 'G': unit = 1LL << 30; end++; break;
+    default: break;
+    }
+    if (errno || end == s || *end || v <= 0) {
+        if (rank == 0)
+            fprintf(stderr, "iobench: bad number '%s'\n", s);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return v * unit;
+}
+
+static MPI_Info make_info(const struct opts *o)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    for (int i = 0; i < o->nhints; i++) {
+        char kv[512];
+        snprintf(kv, sizeof kv, "%s", o->hints[i]);
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        MPI_Info_set(info, kv, eq + 1);
+    }
+    return info;
+}
+
+static MPI_File open_file(const struct opts *o, const char *name, int amode)
+{
+    MPI_File fh;
+    MPI_Info info = make_info(o);
+    check(MPI_File_open(MPI_COMM_WORLD, name, amode, info, &fh), "open");
+    MPI_Info_free(&info);
+    return fh;
+}
+
+/* The byte written at file offset off: a function of the offset, so any misplaced byte shows. */
+static unsigned char pattern(long long off) { return (unsigned char)((off * 2654435761ULL) >> 13); }
+
+static void fill(unsigned char *buf, long long off, long long n)
+{
+    for (long long i = 0; i < n; i++)
+        buf[i] = pattern(off + i);
+}
+
+static long long verify(const unsigned char *buf, long long off, long long n)
+{
+    long long bad = 0;
+    for (long long i = 0; i < n; i++)
+        bad += buf[i] != pattern(off + i);
+    return bad;
+}
+
+static double tmax(double t)
+{
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return t;
+}
+
+static double start(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    return MPI_Wtime();
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "iobench: rank %d: out of memory (%zu bytes)\n", rank, n);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
+
+struct result {
+    double t_write, t_read;
+    double t_wopen, t_wclose, t_ropen, t_rclose; /* parts of t_write and t_read, where timed */
+    long long bytes_written, bytes_read, errors;
+};
+
+/* contig and contig-coll: rank p owns [p*size, (p+1)*size), moved in xfer-byte transfers. */
+static void case_contig(const struct opts *o, const char *name, int coll, struct result *r)
+{
+    long long xfer = o->xfer < o->size ? o->xfer : o->size;
+    unsigned char *buf = xmalloc((size_t)xfer);
+    MPI_Offset base = (MPI_Offset)rank * o->size;
+    long long ntx = (o->size + xfer - 1) / xfer;
+
+    double t0 = start();
+    MPI_File fh = open_file(o, name, MPI_MODE_WRONLY | MPI_MODE_CREATE);
+    r->t_wopen = tmax(MPI_Wtime() - t0);
+    double tfill = 0; /* making the data is not I/O */
+    for (long long i = 0; i < ntx; i++) {
+        long long off = i * xfer, n = o->size - off < xfer ? o->size - off : xfer;
+        double f0 = MPI_Wtime();
+        fill(buf, base + off, n);
+        tfill += MPI_Wtime() - f0;
+        if (coll)
+            check(MPI_File_write_at_all(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+                  "write_at_all");
+        else
+            check(MPI_File_write_at(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+                  "write_at");
+    }
+    double c0 = start();
+    check(MPI_File_close(&fh), "close");
+    r->t_wclose = tmax(MPI_Wtime() - c0);
+    r->t_write = tmax(MPI_Wtime() - t0 - tfill);
+
+    t0 = start();
+    fh = open_file(o, name, MPI_MODE_RDONLY);
+    r->t_ropen = tmax(MPI_Wtime() - t0);
+    long long bad = 0;
+    double tcheck = 0;
+    for (long long i = 0; i < ntx; i++) {
+        long long off = i * xfer, n = o->size - off < xfer ? o->size - off : xfer;
+        if (coll)
+            check(MPI_File_read_at_all(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+                  "read_at_all");
+        else
+            check(MPI_File_read_at(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+                  "read_at");
+        double v0 = MPI_Wtime();
+        bad += verify(buf, base + off, n);
+        tcheck += MPI_Wtime() - v0;
+    }
+    double c1 = MPI_Wtime();
+    check(MPI_File_close(&fh), "close");
+    r->t_rclose = tmax(MPI_Wtime() - c1);
+    r->t_read = tmax(MPI_Wtime() - t0 - tcheck); /* the check is not I/O */
+    r->errors = bad;
+    r->bytes_written = r->bytes_read = o->size * nprocs;
+    free(buf);
+}
+
+/* strided: record i of rank p at (i*P + p) * rec. */
+static void case_strided(const struct opts *o, const char *name, struct result *r)
+{
+    long long nrec = o->size / o->rec;
+    unsigned char *buf = xmalloc((size_t)o->rec);
+
+    double t0 = start();
+    MPI_File fh = open_file(o, name, MPI_MODE_WRONLY | MPI_MODE_CREATE);
+    for (long long i = 0; i < nrec; i++) {
+        MPI_Offset off = (i * nprocs + rank) * o->rec;
+        fill(buf, off, o->rec);
+        check(MPI_File_write_at(fh, off, buf, (int)o->rec, MPI_BYTE, MPI_STATUS_IGNORE),
+              "write_at");
+    }
+    check(MPI_File_close(&fh), "close");
+    r->t_write = tmax(MPI_Wtime() - t0);
+
+    t0 = start();
+    fh = open_file(o, name, MPI_MODE_RDONLY);
+    long long bad = 0;
+    for (long long i = 0; i < nrec; i++) {
+        MPI_Offset off = (i * nprocs + rank) * o->rec;
+        check(MPI_File_read_at(fh, off, buf, (int)o->rec, MPI_BYTE, MPI_STATUS_IGNORE),
+              "read_at");
+        bad += verify(buf, off, o->rec);
+    }
+    check(MPI_File_close(&fh), "close");
+    r->t_read = tmax(MPI_Wtime() - t0);
+    r->errors = bad;
+    r->bytes_written = r->bytes_read = nrec * o->rec * nprocs;
+    free(buf);
+}
+
+/* reread: write, then read the right neighbour's part reps times from the open file. t_write is
+ * the write phase alone (the file stays open), t_read the re-reads alone. */
+static void case_reread(const struct opts *o, const char *name, struct result *r)
+{
+    long long xfer = o->xfer < o->size ? o->xfer : o->size;
+    unsigned char *buf = xmalloc((size_t)xfer);
+    long long ntx = (o->size + xfer - 1) / xfer;
+    MPI_File fh = open_file(o, name, MPI_MODE_RDWR | MPI_MODE_CREATE);
+
+    double t0 = start();
+    MPI_Offset base = (MPI_Offset)rank * o->size;
+    for (long long i = 0; i < ntx; i++) {
+        long long off = i * xfer, n = o->size - off < xfer ? o->size - off : xfer;
+        fill(buf, base + off, n);
+        check(MPI_File_write_at(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+              "write_at");
+    }
+    r->t_write = tmax(MPI_Wtime() - t0);
+
+    base = (MPI_Offset)((rank + 1) % nprocs) * o->size;
+    long long bad = 0;
+    /* One verified pass outside the timing, then reps timed passes. */
+    for (long long i = 0; i < ntx; i++) {
+        long long off = i * xfer, n = o->size - off < xfer ? o->size - off : xfer;
+        check(MPI_File_read_at(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+              "read_at");
+        bad += verify(buf, base + off, n);
+    }
+    t0 = start();
+    for (int k = 0; k < o->reps; k++)
+        for (long long i = 0; i < ntx; i++) {
+            long long off = i * xfer, n = o->size - off < xfer ? o->size - off : xfer;
+            check(MPI_File_read_at(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+                  "read_at");
+        }
+    r->t_read = tmax(MPI_Wtime() - t0);
+    check(MPI_File_close(&fh), "close");
+    r->errors = bad;
+    r->bytes_written = o->size * nprocs;
+    r->bytes_read = o->size * nprocs * o->reps;
+    free(buf);
+}
+
+/* The columns [first, first + width) of rank p in the column-wise overlap pattern: N/P columns
+ * each, extended by R/2 on each side that has a neighbour (so neighbours overlap R columns). */
+static void overlap_columns(const struct opts *o, int p, long long *first, long long *width)
+{
+    long long per = o->cols / nprocs, half = o->overlap / 2;
+    long long lo = p * per, hi = (p == nprocs - 1) ? o->cols : (p + 1) * per;
+    if (p > 0)
+        lo -= half;
+    if (p < nprocs - 1)
+        hi += half;
+    *first = lo;
+    *width = hi - lo;
+}
+
+static MPI_Datatype column_block(long long rows, long long cols, long long first, long long width,
+                                 MPI_Datatype elem)
+{
+    int sizes[2] = {(int)rows, (int)cols}, sub[2] = {(int)rows, (int)width},
+        starts[2] = {0, (int)first};
+    MPI_Datatype t;
+    MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, elem, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+static void case_atomic(const struct opts *o, const char *name, struct result *r)
+{
+    long long first, width;
+    overlap_columns(o, rank, &first, &width);
+    MPI_Datatype ft = column_block(o->rows, o->cols, first, width, MPI_BYTE);
+    size_t n = (size_t)(o->rows * width);
+    unsigned char *buf = xmalloc(n);
+    memset(buf, 'A' + rank % 26, n);
+
+    double t0 = start();
+    MPI_File fh = open_file(o, name, MPI_MODE_WRONLY | MPI_MODE_CREATE);
+    check(MPI_File_set_atomicity(fh, 1), "set_atomicity");
+    check(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL), "set_view");
+    check(MPI_File_write_all(fh, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE), "write_all");
+    check(MPI_File_close(&fh), "close");
+    r->t_write = tmax(MPI_Wtime() - t0);
+    MPI_Type_free(&ft);
+    free(buf);
+
+    /* The check (untimed): rank p reads the overlap with rank p+1; MPI atomicity means every
+     * row of it shows the same single writer. */
+    long long bad = 0;
+    r->t_read = 0;
+    if (rank < nprocs - 1 && o->overlap > 0) {
+        long long lo = (rank + 1) * (o->cols / nprocs) - o->overlap / 2;
+        long long w = o->overlap / 2 * 2;
+        unsigned char *row = xmalloc((size_t)w);
+        fh = MPI_FILE_NULL;
+        check(MPI_File_open(MPI_COMM_SELF, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), "open");
+        unsigned char who = 0;
+        for (long long i = 0; i < o->rows; i++) {
+            check(MPI_File_read_at(fh, i * o->cols + lo, row, (int)w, MPI_BYTE,
+                                   MPI_STATUS_IGNORE), "read_at");
+            if (i == 0)
+                who = row[0];
+            for (long long j = 0; j < w; j++)
+                bad += row[j] != who;
+        }
+        check(MPI_File_close(&fh), "close");
+        free(row);
+    }
+    r->errors = bad;
+    r->bytes_written = o->rows * o->cols;
+    r->bytes_read = 0;
+}
+
+static void case_subarray(const struct opts *o, const char *name, struct result *r)
+{
+    long long per = o->cols / nprocs;
+    long long first = rank * per, width = rank == nprocs - 1 ? o->cols - first : per;
+    MPI_Datatype ft = column_block(o->rows, o->cols, first, width, MPI_DOUBLE);
+    size_t n = (size_t)(o->rows * width);
+    double *buf = xmalloc(n * sizeof *buf);
+    for (long long i = 0; i < o->rows; i++)
+        for (long long j = 0; j < width; j++)
+            buf[i * width + j] = (double)(i * o->cols + first + j);
+
+    double t0 = start();
+    MPI_File fh = open_file(o, name, MPI_MODE_WRONLY | MPI_MODE_CREATE);
+    check(MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
+    check(MPI_File_write_all(fh, buf, (int)n, MPI_DOUBLE, MPI_STATUS_IGNORE), "write_all");
+    check(MPI_File_close(&fh), "close");
+    r->t_write = tmax(MPI_Wtime() - t0);
+
+    memset(buf, 0, n * sizeof *buf);
+    t0 = start();
+    fh = open_file(o, name, MPI_MODE_RDONLY);
+    check(MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
+    check(MPI_File_read_all(fh, buf, (int)n, MPI_DOUBLE, MPI_STATUS_IGNORE), "read_all");
+    check(MPI_File_close(&fh), "close");
+    r->t_read = tmax(MPI_Wtime() - t0);
+
+    long long bad = 0;
+    for (long long i = 0; i < o->rows; i++)
+        for (long long j = 0; j < width; j++)
+            bad += buf[i * width + j] != (double)(i * o->cols + first + j);
+    r->errors = bad;
+    r->bytes_written = r->bytes_read = o->rows * o->cols * 8;
+    MPI_Type_free(&ft);
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+
+    struct opts o = {.cas = "contig", .driver = "edonio", .dir = ".", .size = 16LL << 20,
+                     .xfer = 1LL << 20, .rec = 512, .rows = 4096, .cols = 8192, .overlap = 16,
+                     .reps = 5};
+    int c;
+    while ((c = getopt(argc, argv, "c:f:d:s:t:r:M:N:R:k:H:")) != -1) {
+        switch (c) {
+        case 'c': o.cas = optarg; break;
+        case 'f': o.driver = optarg; break;
+        case 'd': o.dir = optarg; break;
+        case 's': o.size = parse_bytes(optarg); break;
+        case 't': o.xfer = parse_bytes(optarg); break;
+        case 'r': o.rec = parse_bytes(optarg); break;
+        case 'M': o.rows = parse_bytes(optarg); break;
+        case 'N': o.cols = parse_bytes(optarg); break;
+        case 'R': o.overlap = parse_bytes(optarg); break;
+        case 'k': o.reps = (int)parse_bytes(optarg); break;
+        case 'H':
+            if (o.nhints < MAX_HINTS)
+                o.hints[o.nhints++] = optarg;
+            break;
+        default:
+            if (rank == 0)
+                fprintf(stderr, "usage: iobench -c CASE -f DRIVER -d DIR [-s -t -r -M -N -R -k "
+                                "-H key=value]\n");
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    if (o.xfer > INT32_MAX || o.rec > INT32_MAX) {
+        if (rank == 0)
+            fprintf(stderr, "iobench: transfers must be below 2 GiB\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+
+    char name[4096];
+    snprintf(name, sizeof name, "%s:%s/iobench.%s.%s.dat", o.driver, o.dir, o.cas, o.driver);
+    if (rank == 0)
+        MPI_File_delete(name, MPI_INFO_NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    struct result r = {0};
+    if (strcmp(o.cas, "contig") == 0)
+        case_contig(&o, name, 0, &r);
+    else if (strcmp(o.cas, "contig-coll") == 0)
+        case_contig(&o, name, 1, &r);
+    else if (strcmp(o.cas, "strided") == 0)
+        case_strided(&o, name, &r);
+    else if (strcmp(o.cas, "reread") == 0)
+        case_reread(&o, name, &r);
+    else if (strcmp(o.cas, "atomic") == 0)
+        case_atomic(&o, name, &r);
+    else if (strcmp(o.cas, "subarray") == 0)
+        case_subarray(&o, name, &r);
+    else {
+        if (rank == 0)
+            fprintf(stderr, "iobench: unknown case '%s'\n", o.cas);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &r.errors, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("RESULT case=%s driver=%s nprocs=%d t_write=%.6f t_read=%.6f bytes_written=%lld "
+               "bytes_read=%lld errors=%lld t_wopen=%.6f t_wclose=%.6f t_ropen=%.6f "
+               "t_rclose=%.6f\n", o.cas, o.driver, nprocs, r.t_write, r.t_read,
+               r.bytes_written, r.bytes_read, r.errors, r.t_wopen, r.t_wclose, r.t_ropen,
+               r.t_rclose);
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return r.errors == 0 ? 0 : 1;
+}

@@ -1,0 +1,373 @@
+#!/usr/bin/python3
+"""Summarises a perf/run results directory: prints the ufs-vs-edonio table and the targets, and
+draws the PNG plots (when matplotlib is there).
+
+    /usr/bin/python3 perf/report.py RESULTS_DIR
+"""
+import csv
+import os
+import sys
+from collections import OrderedDict, defaultdict
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def mean(vals):
+    vals = [v for v in vals if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def base_case(case):
+    """The ufs case an edonio case is compared with."""
+    for suffix in ("-preload", "-locking", "-graph_coloring", "-rank_order"):
+        if case.endswith(suffix):
+            return case[: -len(suffix)]
+    return case
+
+
+def size_key(params):
+    return params.split(" ")[0]
+
+
+def aggregate(rows):
+    """Mean over repetitions per (case, fs, nprocs, driver, params)."""
+    groups = OrderedDict()
+    for r in rows:
+        k = (r["case"], r["fs"], r["nprocs"], r["driver"], r["params"])
+        groups.setdefault(k, []).append(r)
+    out = []
+    for (case, fs, n, drv, params), rs in groups.items():
+        a = {"case": case, "fs": fs, "nprocs": int(n), "driver": drv, "params": params,
+             "reps": len(rs), "errors": ";".join(sorted({r["errors"] for r in rs}))}
+        for k in ("t_write", "t_read", "bytes_written", "bytes_read", "pfs_writes", "pfs_reads",
+                  "pfs_meta", "pfs_write_bytes", "pfs_read_bytes", "edonio_fs_writes",
+                  "edonio_fs_reads", "t_wopen", "t_wclose", "t_ropen", "t_rclose"):
+            a[k] = mean(num(r.get(k)) for r in rs)
+        out.append(a)
+    return out
+
+
+def pairs(agg):
+    ufs = {}
+    for a in agg:
+        if a["driver"] == "ufs":
+            ufs[(a["case"], a["fs"], a["nprocs"], size_key(a["params"]))] = a
+    for a in agg:
+        if a["driver"] == "ufs":
+            continue
+        u = ufs.get((base_case(a["case"]), a["fs"], a["nprocs"], size_key(a["params"])))
+        if u is None and a["case"].startswith("t5.1"):  # table 5.1: one ufs baseline
+            u = ufs.get((a["case"], a["fs"], a["nprocs"], size_key(a["params"])))
+        yield u, a
+
+
+def ratio(u, e):
+    return u / e if u and e else None
+
+
+def fmt_t(v):
+    return "-" if v is None else ("%.3f" % v if v < 100 else "%.0f" % v)
+
+
+def fmt_r(v):
+    return "-" if v is None else "%.2f" % v
+
+
+def ops(a):
+    """File-system operations of a run: the emulator's counts, else edonio's own."""
+    if a is None:
+        return "-"
+    if a["pfs_writes"] is not None:
+        return "%d/%d" % (a["pfs_writes"], a["pfs_reads"])
+    if a["edonio_fs_writes"] is not None:
+        return "%d/%d*" % (a["edonio_fs_writes"], a["edonio_fs_reads"])
+    return "n/a"
+
+
+def limits_of(d):
+    lim = {}
+    p = os.path.join(d, "limits.csv")
+    if os.path.exists(p):
+        for r in load(p):
+            lim[r["what"]] = num(r["value_MBps"])
+    return lim
+
+
+def print_table(agg):
+    hdr = ("case", "fs", "np", "params", "ufs wr s", "edo wr s", "ufs/edo", "ufs rd s",
+           "edo rd s", "ufs/edo", "ufs ops w/r", "edo ops w/r")
+    rows = []
+    for u, e in pairs(agg):
+        rows.append((e["case"], e["fs"], str(e["nprocs"]), e["params"][:34],
+                     fmt_t(u and u["t_write"]), fmt_t(e["t_write"]),
+                     fmt_r(ratio(u and u["t_write"], e["t_write"])),
+                     fmt_t(u and u["t_read"]), fmt_t(e["t_read"]),
+                     fmt_r(ratio(u and u["t_read"], e["t_read"])), ops(u), ops(e)))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(hdr)]
+    line = "  ".join("%-*s" % (w, h) for w, h in zip(widths, hdr))
+    print(line)
+    print("-" * len(line))
+    for r in rows:
+        print("  ".join(("%-*s" if i < 4 else "%*s") % (w, c)
+                        for i, (w, c) in enumerate(zip(widths, r))))
+    print("times: seconds, max over ranks, mean over repetitions; wr = open+write+close "
+          "(reread: the writes; atomic: the atomic write_all), rd = open+read+close (reread: the "
+          "re-reads of the open file); ufs/edo above 1: edonio faster.")
+    print("ops: write/read operations that reached the emulated PFS (pfs rows, both drivers) or, "
+          "marked *, that edonio issued (local rows; ufs counts nothing there).")
+
+
+def find(agg, case, fs, driver, nprocs=None):
+    for a in agg:
+        if a["case"] == case and a["fs"] == fs and a["driver"] == driver and \
+                (nprocs is None or a["nprocs"] == nprocs):
+            return a
+    return None
+
+
+def print_limits_and_targets(agg, lim):
+    print()
+    print("physical limits (MB/s = 1e6 B/s): " + ", ".join(
+        "%s %.0f" % (k, v) for k, v in lim.items() if v is not None))
+    for a in agg:
+        if a["case"] in ("contig", "contig-coll", "reread", "subarray") and a["t_read"]:
+            mc = lim.get("memcpy_%dranks" % a["nprocs"])
+            bwr = a["bytes_read"] / a["t_read"] / 1e6
+            bww = a["bytes_written"] / a["t_write"] / 1e6 if a["t_write"] else 0
+            print("  %-12s %-5s %-6s write %8.0f MB/s  read %8.0f MB/s%s" % (
+                a["case"], a["fs"], a["driver"], bww, bwr,
+                "  (read = %.2f x memcpy)" % (bwr / mc) if mc and a["case"] == "reread" else ""))
+    print()
+    print("targets:")
+    u, e = find(agg, "fem", "pfs", "ufs"), find(agg, "fem", "pfs", "edonio")
+    if u and e:
+        tr = ratio(u["t_write"], e["t_write"])
+        orat = ratio(u["pfs_writes"], e["pfs_writes"])
+        print("  fem write+close on emulated PFS, %d ranks: ufs/edonio time %s (target >= 5: %s), "
+              "write ops %d vs %d = %sx fewer (target >= 20: %s)" % (
+                  e["nprocs"], fmt_r(tr), "MET" if tr and tr >= 5 else "MISSED",
+                  u["pfs_writes"] or 0, e["pfs_writes"] or 0, fmt_r(orat),
+                  "MET" if orat and orat >= 20 else "MISSED"))
+    else:
+        print("  fem on emulated PFS: not measured")
+    for case in ("contig", "contig-coll"):
+        u, e = find(agg, case, "local", "ufs"), find(agg, case, "local", "edonio")
+        if u and e:
+            for ph in ("t_write", "t_read"):
+                r = ratio(e[ph], u[ph])
+                print("  %s %s on local FS: edonio/ufs time %s (target <= 1.25: %s)" % (
+                    case, ph[2:], fmt_r(r), "MET" if r and r <= 1.25 else "MISSED"))
+    e = find(agg, "reread", "local", "edonio")
+    if e and e["t_read"]:
+        mc = lim.get("memcpy_%dranks" % e["nprocs"])
+        bw = e["bytes_read"] / e["t_read"] / 1e6
+        if mc:
+            print("  re-read from the aggregate cache (local, %d ranks): %.0f MB/s = %.2f x memcpy "
+                  "%.0f MB/s (target >= 0.5: %s)" % (e["nprocs"], bw, bw / mc, mc,
+                                                     "MET" if bw >= 0.5 * mc else "MISSED"))
+    print()
+    print("where the time goes (seconds: open + transfers + close):")
+    for a in agg:
+        if a["case"] in ("fem", "contig", "contig-coll") and a["t_wopen"] is not None:
+            ww = a["t_write"] - a["t_wopen"] - a["t_wclose"]
+            rr = a["t_read"] - a["t_ropen"] - a["t_rclose"]
+            print("  %-12s %-5s %-6s write %.3f = %.3f + %.3f + %.3f   read %.3f = %.3f + %.3f + %.3f"
+                  % (a["case"], a["fs"], a["driver"], a["t_write"], a["t_wopen"], ww,
+                     a["t_wclose"], a["t_read"], a["t_ropen"], rr, a["t_rclose"]))
+    bad = [a for a in agg if a["errors"] not in ("0", "")]
+    if bad:
+        print("  ERRORS in: " + ", ".join("%s/%s/%s" % (a["case"], a["fs"], a["driver"])
+                                          for a in bad))
+
+
+# ---- plots ----
+
+def plots(d, agg, lim):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(no matplotlib: no plots)")
+        return []
+    made = []
+
+    def save(fig, name):
+        fig.tight_layout()
+        fig.savefig(os.path.join(d, name), dpi=80)
+        plt.close(fig)
+        made.append(name)
+
+    # 1. ratios
+    prs = [(u, e) for u, e in pairs(agg) if u]
+    if prs:
+        fig, ax = plt.subplots(figsize=(9, 0.28 * len(prs) + 1.5))
+        labels = ["%s %s np%d %s" % (e["case"], e["fs"], e["nprocs"], e["params"][:22])
+                  for u, e in prs]
+        y = range(len(prs))
+        rw = [ratio(u["t_write"], e["t_write"]) or 0 for u, e in prs]
+        rr = [ratio(u["t_read"], e["t_read"]) or 0 for u, e in prs]
+        ax.barh([i - 0.2 for i in y], rw, 0.4, label="write")
+        ax.barh([i + 0.2 for i in y], rr, 0.4, label="read")
+        ax.axvline(1, color="k", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_yticks(list(y))
+        ax.set_yticklabels(labels, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("ufs time / edonio time (above 1: edonio faster)")
+        ax.legend(fontsize=8)
+        save(fig, "ratios.png")
+
+    fem_path = os.path.join(d, "fem-raw.csv")
+    fem = load(fem_path) if os.path.exists(fem_path) else []
+    phases = ["wopen", "write", "wclose", "ropen", "preload", "read", "rclose"]
+
+    def fem_mean(rows):
+        return [mean(num(r[p]) or 0.0 for r in rows) or 0.0 for p in phases]
+
+    # 2. fem phases
+    sel = OrderedDict()
+    for r in fem:
+        if r["case"] in ("fem", "fem-preload"):
+            sel.setdefault("%s\n%s %s" % (r["fs"], r["driver"],
+                                         "preload" if r["case"] == "fem-preload" else ""),
+                           []).append(r)
+    if sel:
+        fig, ax = plt.subplots(figsize=(8, 4))
+        bottoms = [0.0] * len(sel)
+        vals = [fem_mean(rs) for rs in sel.values()]
+        for i, p in enumerate(phases):
+            h = [v[i] for v in vals]
+            ax.bar(range(len(sel)), h, bottom=bottoms, label=p)
+            bottoms = [b + x for b, x in zip(bottoms, h)]
+        ax.set_xticks(range(len(sel)))
+        ax.set_xticklabels(list(sel), fontsize=8)
+        ax.set_ylabel("seconds (max over ranks)")
+        ax.set_title("fem phases, %s ranks, grid %s" % (
+            next(iter(sel.values()))[0]["nprocs"], next(iter(sel.values()))[0]["params"].split()[0]))
+        ax.legend(fontsize=7)
+        save(fig, "fem_phases.png")
+
+    # 3. table 5.1
+    t51 = [r for r in fem if r["case"] == "t5.1-cache"]
+    ed = sorted([r for r in t51 if r["driver"] == "edonio"], key=lambda r: int(r["cache_size"]))
+    if ed:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        xs = sorted({int(r["cache_size"]) for r in ed})
+        for p in ("write", "wclose", "preload", "read"):
+            ax.plot([x / 1024 for x in xs],
+                    [mean(num(r[p]) for r in ed if int(r["cache_size"]) == x) for x in xs],
+                    marker="o", label="edonio " + p)
+        for p in ("write", "read"):
+            v = mean(num(r[p]) for r in t51 if r["driver"] == "ufs")
+            if v is not None:
+                ax.axhline(v, ls="--", lw=1, label="ufs " + p, color="C0" if p == "write" else "C3")
+        ax.set_xlabel("edonio cache per rank (KiB)")
+        ax.set_ylabel("seconds")
+        ax.set_yscale("log")
+        ax.set_title("table 5.1: cache size (fem %s, %s ranks, %s)" % (
+            ed[0]["params"].split()[0], ed[0]["nprocs"], ed[0]["fs"]))
+        ax.legend(fontsize=7)
+        save(fig, "table5.1_cache.png")
+
+    # 4. tables 5.3-5.5
+    t53 = [r for r in fem if r["case"] == "t5.3-procs"]
+    if t53:
+        grids = sorted({r["params"].split()[0] for r in t53}, key=lambda g: len(g) * 1000 + len(g))
+        grids = list(OrderedDict.fromkeys(r["params"].split()[0] for r in t53))
+        fig, axs = plt.subplots(1, len(grids), figsize=(4 * len(grids), 3.5), squeeze=False)
+        for ax, g in zip(axs[0], grids):
+            for drv, st in (("ufs", "--"), ("edonio", "-")):
+                rs = [r for r in t53 if r["driver"] == drv and r["params"].split()[0] == g]
+                ns = sorted({int(r["nprocs"]) for r in rs})
+                for p, c in (("write", "C0"), ("read", "C3")):
+                    ax.plot(ns, [mean(num(r[p]) for r in rs if int(r["nprocs"]) == n) for n in ns],
+                            st, color=c, marker="o", label="%s %s" % (drv, p))
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("ranks")
+            ax.set_title(g, fontsize=9)
+        axs[0][0].set_ylabel("seconds")
+        axs[0][0].legend(fontsize=7)
+        fig.suptitle("tables 5.3-5.5: process counts (write = write phase, read = read phase)",
+                     fontsize=9)
+        save(fig, "table5.3-5.5_procs.png")
+
+    # 5. atomicity
+    at = [a for a in agg if a["case"].startswith("atomic")]
+    if at:
+        cfgs = list(OrderedDict.fromkeys((a["params"], a["nprocs"]) for a in at))
+        methods = ["atomic", "atomic-locking", "atomic-graph_coloring", "atomic-rank_order"]
+        names = ["ufs (fcntl locks)", "edonio locking", "edonio graph_coloring",
+                 "edonio rank_order"]
+        fig, ax = plt.subplots(figsize=(8, 4))
+        w = 0.2
+        for i, (m, nm) in enumerate(zip(methods, names)):
+            vals = []
+            for p, n in cfgs:
+                a = next((a for a in at if a["case"] == m and a["params"] == p and
+                          a["nprocs"] == n), None)
+                vals.append(a["t_write"] if a else 0)
+            ax.bar([j + (i - 1.5) * w for j in range(len(cfgs))], vals, w, label=nm)
+        ax.set_xticks(range(len(cfgs)))
+        ax.set_xticklabels(["%s\n%d ranks" % c for c in cfgs], fontsize=8)
+        ax.set_ylabel("atomic write_all, seconds")
+        ax.set_title("column-wise overlapping atomic writes (%s)" % at[0]["fs"])
+        ax.legend(fontsize=7)
+        save(fig, "atomic.png")
+
+    # 6. bandwidth against the limits
+    bw = [a for a in agg if a["case"] in ("contig", "contig-coll", "reread", "subarray")]
+    if bw:
+        fig, ax = plt.subplots(figsize=(9, 4))
+        labels, vals = [], []
+        for a in bw:
+            if a["t_write"]:
+                labels.append("%s %s\n%s wr" % (a["case"], a["fs"], a["driver"]))
+                vals.append(a["bytes_written"] / a["t_write"] / 1e6)
+            if a["t_read"]:
+                labels.append("%s %s\n%s rd" % (a["case"], a["fs"], a["driver"]))
+                vals.append(a["bytes_read"] / a["t_read"] / 1e6)
+        ax.bar(range(len(vals)), vals, color=["C1" if "edonio" in l else "C0" for l in labels])
+        ax.set_xticks(range(len(vals)))
+        ax.set_xticklabels(labels, fontsize=5, rotation=90)
+        ax.set_yscale("log")
+        ax.set_ylabel("MB/s (aggregate)")
+        for k, c in (("memcpy_4ranks", "k"), ("storage_write_direct", "g"),
+                     ("storage_read_direct", "m"), ("pfsemu_bandwidth", "r")):
+            if lim.get(k):
+                ax.axhline(lim[k], color=c, ls=":", lw=1, label="%s %.0f" % (k, lim[k]))
+        ax.legend(fontsize=6)
+        ax.set_title("bandwidth (blue ufs, orange edonio) against the physical limits")
+        save(fig, "bandwidth.png")
+    return made
+
+
+def main():
+    d = sys.argv[1]
+    agg = aggregate(load(os.path.join(d, "results.csv")))
+    lim = limits_of(d)
+    env = os.path.join(d, "env.txt")
+    if os.path.exists(env):
+        print(open(env).read().rstrip())
+        print()
+    print_table(agg)
+    print_limits_and_targets(agg, lim)
+    made = plots(d, agg, lim)
+    if made:
+        print("\nplots: " + ", ".join(made))
+
+
+if __name__ == "__main__":
+    main()
