@@ -152,11 +152,15 @@ def print_limits_and_targets(agg, lim):
     print("targets:")
     u, e = find(agg, "fem", "pfs", "ufs"), find(agg, "fem", "pfs", "edonio")
     if u and e:
-        tr = ratio(u["t_write"], e["t_write"])
+        # The target is write + close: the open (window creation) is reported on its own.
+        wc = [a["t_write"] - (a["t_wopen"] or 0) for a in (u, e)]
+        tr = ratio(wc[0], wc[1])
         orat = ratio(u["pfs_writes"], e["pfs_writes"])
-        print("  fem write+close on emulated PFS, %d ranks: ufs/edonio time %s (target >= 5: %s), "
+        print("  fem write+close on emulated PFS, %d ranks: ufs %.3f s, edonio %.3f s, ufs/edonio "
+              "%s (target >= 5: %s); with open: %s; "
               "write ops %d vs %d = %sx fewer (target >= 20: %s)" % (
-                  e["nprocs"], fmt_r(tr), "MET" if tr and tr >= 5 else "MISSED",
+                  e["nprocs"], wc[0], wc[1], fmt_r(tr), "MET" if tr and tr >= 5 else "MISSED",
+                  fmt_r(ratio(u["t_write"], e["t_write"])),
                   u["pfs_writes"] or 0, e["pfs_writes"] or 0, fmt_r(orat),
                   "MET" if orat and orat >= 20 else "MISSED"))
     else:
