@@ -36,6 +36,12 @@ enum edonio_atomicity {
     EDONIO_ATOMIC_LOCKING,        /* byte-range locks over each rank's extent (ROMIO's way) */
 };
 
+/* How collective reads and writes reach the owners (romio_edonio_coll_path). */
+enum edonio_coll_path {
+    EDONIO_COLL_PATH_AUTO,     /* one node: each process itself, in shared memory; else exchange */
+    EDONIO_COLL_PATH_EXCHANGE, /* always the all-to-all exchange with the owners */
+};
+
 /* The hints in effect (the same on every process: rank 0's values win). */
 struct edonio_hints {
     long long block_size;    /* romio_edonio_block_size */
@@ -44,6 +50,7 @@ struct edonio_hints {
     int preload;             /* romio_edonio_preload */
     int flush_groups;        /* romio_edonio_flush_groups: groups that write back in turn */
     enum edonio_atomicity atomicity; /* romio_edonio_atomicity */
+    enum edonio_coll_path coll_path; /* romio_edonio_coll_path */
 };
 
 /* What edonio did to one open file on one process (summed over processes at close). */

@@ -189,39 +189,21 @@ int ADIOI_EDONIO_Coloured_write(ADIO_File fd, struct edonio_req *req)
 
 /*
  * This process's request on its own, under a byte-range lock of the file over its whole extent
- * (a write lock to write, a read lock to read), a round's worth of bytes at a time. errno or 0.
+ * (a write lock to write, a read lock to read). errno or 0.
  */
 int ADIOI_EDONIO_Locked_io(ADIO_File fd, struct edonio_req *req, int writing)
 {
-    ADIO_Offset chunk = ADIOI_EDONIO_Coll_round_size(fd), extent = req->end - req->start;
-    char *tmp;
-    int err = 0;
+    ADIO_Offset extent = req->end - req->start;
+    int err;
 
     if (req->bytes == 0)
         return 0;
-    if (chunk > req->bytes)
-        chunk = req->bytes;
-    tmp = ADIOI_Malloc((size_t)chunk);
     if (writing)
         ADIOI_WRITE_LOCK(fd, req->start, SEEK_SET, extent);
     else
         ADIOI_READ_LOCK(fd, req->start, SEEK_SET, extent);
-    for (int i = 0; i < req->n && err == 0; i++) {
-        for (ADIO_Offset done = 0; done < req->len[i] && err == 0;) {
-            ADIO_Offset len = req->len[i] - done < chunk ? req->len[i] - done : chunk, got;
-            if (writing) {
-                ADIOI_EDONIO_Mem_copy(&req->mem, tmp, len, 0);
-                err = ADIOI_EDONIO_Cache_write(fd, tmp, req->off[i] + done, len);
-            } else {
-                err = ADIOI_EDONIO_Cache_read(fd, tmp, req->off[i] + done, len, &got);
-                memset(tmp + got, 0, (size_t)(len - got));
-                ADIOI_EDONIO_Mem_copy(&req->mem, tmp, len, 1);
-            }
-            done += len;
-        }
-    }
+    err = ADIOI_EDONIO_Req_independent(fd, req, writing);
     ADIOI_UNLOCK(fd, req->start, SEEK_SET, extent);
-    ADIOI_Free(tmp);
     return err;
 }
 

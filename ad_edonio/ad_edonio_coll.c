@@ -6,13 +6,14 @@
  * all-to-all exchange, and the owner stores it in, or serves it from, its own segment. A read
  * sends the pieces' descriptions out and the bytes back.
  *
- * Memory is bounded: the call runs in rounds, each covering a window of the file of the round
- * size (ROMIO's cb_buffer_size, rounded to whole blocks), starting at the lowest byte any process
- * still has to move; windows where nobody has data are never visited. A process sends at most a
- * window's bytes per round. Because a window is a range of the file, every byte's writers meet at
- * its owner in the same round, and the owner applies what it receives in rank order: where
- * requests overlap, the highest rank's bytes are the ones left (rank ordering, the default for
- * MPI atomic mode; doc/atomicity.md).
+ * Memory is bounded: the call runs in rounds, each covering a window of the file that starts at
+ * the lowest byte any process still has to move and ends where the first process would pass its
+ * budget (ROMIO's cb_buffer_size), so a process sends at most that much per round, stretches of
+ * the file where nobody has data cost nothing, and a call whose requests fit the budget takes one
+ * round however far apart they are. Because a window is a range of the file, every byte's writers
+ * meet at its owner in the same round, and the owner applies what it receives in rank order:
+ * where requests overlap, the highest rank's bytes are the ones left (rank ordering, the default
+ * for MPI atomic mode; doc/atomicity.md).
  *
  * Per round: one MPI_Allreduce (the window), one MPI_Alltoall (counts), one MPI_Alltoallv of
  * piece descriptions (16 bytes each) and one of data. Then every process agrees on the outcome.
@@ -108,13 +109,30 @@ static ADIO_Offset req_next(struct edonio_req *req)
     return req->i < req->n ? req->off[req->i] + req->done : EDONIO_COLL_NONE;
 }
 
-/* Bytes of the file one round covers: cb_buffer_size in whole blocks, at least one block. */
+/*
+ * The file offset at which this process will have taken budget more bytes (NONE when it has
+ * fewer left): no window may reach past it, so no process sends more than budget in a round.
+ * Requests do not overlap themselves, so the window is at least budget bytes of the file long.
+ */
+static ADIO_Offset req_limit(struct edonio_req *req, ADIO_Offset budget)
+{
+    ADIO_Offset left = budget, done = req->done;
+
+    for (int i = req->i; i < req->n; i++, done = 0) {
+        ADIO_Offset have = req->len[i] - done;
+        if (have >= left)
+            return req->off[i] + done + left;
+        left -= have;
+    }
+    return EDONIO_COLL_NONE;
+}
+
+/* Bytes one process sends in a round at most: cb_buffer_size, at least one block. */
 ADIO_Offset ADIOI_EDONIO_Coll_round_size(ADIO_File fd)
 {
     ADIO_Offset bs = edonio_state(fd)->hints.block_size;
-    ADIO_Offset want = fd->hints->cb_buffer_size > 0 ? fd->hints->cb_buffer_size : bs;
 
-    return want < bs ? bs : want - want % bs;
+    return fd->hints->cb_buffer_size > bs ? fd->hints->cb_buffer_size : bs;
 }
 
 /* ------------------------------------------------------------------ one round */
@@ -303,18 +321,23 @@ int ADIOI_EDONIO_Coll_run(ADIO_File fd, struct edonio_req *req, int active,
                           enum edonio_coll_op op, struct edonio_edges *edges)
 {
     struct edonio_file *ef = edonio_state(fd);
-    ADIO_Offset bs = ef->hints.block_size, window = ADIOI_EDONIO_Coll_round_size(fd);
+    ADIO_Offset budget = ADIOI_EDONIO_Coll_round_size(fd);
     struct round r;
     int err = 0;
 
     round_init(&r, ef->nprocs);
     for (;;) {
-        long long next = active ? req_next(req) : EDONIO_COLL_NONE, lo;
-        MPI_Allreduce(&next, &lo, 1, MPI_LONG_LONG, MPI_MIN, ef->comm);
-        if (lo == EDONIO_COLL_NONE)
+        /* The window: from the lowest next byte to the lowest offset where some process would
+         * pass its budget; one MPI_Allreduce finds both. */
+        long long mine[2] = {EDONIO_COLL_NONE, EDONIO_COLL_NONE}, all[2];
+        if (active) {
+            mine[0] = req_next(req);
+            mine[1] = req_limit(req, budget);
+        }
+        MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MIN, ef->comm);
+        if (all[0] == EDONIO_COLL_NONE)
             break;
-        lo -= lo % bs;
-        int e = round_do(fd, req, active, lo + window, op, edges, &r);
+        int e = round_do(fd, req, active, all[1], op, edges, &r);
         if (e && !err)
             err = e;
     }
@@ -322,7 +345,61 @@ int ADIOI_EDONIO_Coll_run(ADIO_File fd, struct edonio_req *req, int active,
     return err;
 }
 
+/*
+ * This process's request on its own, through the cache like independent I/O: each piece straight
+ * into or out of its owner's segment. Memory that is not contiguous goes through a bounce buffer
+ * of at most a round's budget. errno or 0.
+ */
+int ADIOI_EDONIO_Req_independent(ADIO_File fd, struct edonio_req *req, int writing)
+{
+    ADIO_Offset chunk = ADIOI_EDONIO_Coll_round_size(fd), got;
+    char *tmp = NULL;
+    int err = 0;
+
+    if (req->bytes == 0)
+        return 0;
+    if (req->mem.flat != NULL)
+        tmp = ADIOI_Malloc((size_t)(chunk < req->bytes ? chunk : req->bytes));
+    for (int i = 0; i < req->n && err == 0; i++) {
+        for (ADIO_Offset done = 0; done < req->len[i] && err == 0;) {
+            ADIO_Offset len = req->len[i] - done, off = req->off[i] + done;
+            if (tmp != NULL && len > chunk)
+                len = chunk;
+            char *at = tmp != NULL ? tmp : req->mem.buf + req->mem.in_blk;
+            if (writing && tmp != NULL)
+                ADIOI_EDONIO_Mem_copy(&req->mem, tmp, len, 0);
+            if (writing) {
+                err = ADIOI_EDONIO_Cache_write(fd, at, off, len);
+            } else {
+                err = ADIOI_EDONIO_Cache_read(fd, at, off, len, &got);
+                memset(at + got, 0, (size_t)(len - got));
+            }
+            if (!writing && tmp != NULL)
+                ADIOI_EDONIO_Mem_copy(&req->mem, tmp, len, 1);
+            if (tmp == NULL)
+                req->mem.in_blk += len;
+            done += len;
+        }
+    }
+    if (tmp != NULL)
+        ADIOI_Free(tmp);
+    return err;
+}
+
 /* ------------------------------------------------------------------ the entry points */
+
+/*
+ * On one node, where every process reaches every owner's segment in shared memory, the exchange
+ * only adds copies: each process puts its pieces in place itself (romio_edonio_coll_path=auto),
+ * except for atomic writes, whose ordering is the exchange's (doc/atomicity.md).
+ */
+static int direct(ADIO_File fd, int writing)
+{
+    struct edonio_file *ef = edonio_state(fd);
+
+    return ef->access == EDONIO_ACCESS_SHARED && ef->hints.coll_path == EDONIO_COLL_PATH_AUTO &&
+           !(writing && fd->atomicity);
+}
 
 /* Collective calls go through the owners unless this handle has no cache of its own. */
 static int through_owners(ADIO_File fd)
@@ -367,6 +444,8 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
         err = ADIOI_EDONIO_Locked_io(fd, &req, 1);
     else if (fd->atomicity && ef->hints.atomicity == EDONIO_ATOMIC_GRAPH_COLORING)
         err = ADIOI_EDONIO_Coloured_write(fd, &req);
+    else if (direct(fd, 1))
+        err = ADIOI_EDONIO_Req_independent(fd, &req, 1);
     else
         err = ADIOI_EDONIO_Coll_run(fd, &req, 1, EDONIO_COLL_WRITE, NULL);
     ADIOI_EDONIO_Req_free(&req);
@@ -390,6 +469,8 @@ void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dataty
     ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
     if (fd->atomicity && ef->hints.atomicity == EDONIO_ATOMIC_LOCKING)
         err = ADIOI_EDONIO_Locked_io(fd, &req, 0);
+    else if (direct(fd, 0))
+        err = ADIOI_EDONIO_Req_independent(fd, &req, 0);
     else
         err = ADIOI_EDONIO_Coll_run(fd, &req, 1, EDONIO_COLL_READ, NULL);
     ADIOI_EDONIO_Req_free(&req);

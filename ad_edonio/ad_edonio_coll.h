@@ -52,6 +52,7 @@ void ADIOI_EDONIO_Req_rewind(struct edonio_req *req);
 void ADIOI_EDONIO_Req_free(struct edonio_req *req);
 void ADIOI_EDONIO_Mem_copy(struct edonio_mem *m, char *data, ADIO_Offset n, int to_mem);
 ADIO_Offset ADIOI_EDONIO_Coll_round_size(ADIO_File fd);
+int ADIOI_EDONIO_Req_independent(ADIO_File fd, struct edonio_req *req, int writing);
 int ADIOI_EDONIO_Coll_run(ADIO_File fd, struct edonio_req *req, int active,
                           enum edonio_coll_op op, struct edonio_edges *edges);
 

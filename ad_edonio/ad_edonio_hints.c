@@ -25,9 +25,11 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
     h->preload = 0;
     h->flush_groups = 1;
     h->atomicity = EDONIO_ATOMIC_RANK_ORDER;
+    h->coll_path = EDONIO_COLL_PATH_AUTO;
 }
 
 static const char *const atomicity_names[] = {"rank_order", "graph_coloring", "locking"};
+static const char *const coll_path_names[] = {"auto", "exchange"};
 
 /* The value of key in info, into value (MPI_MAX_INFO_VAL + 1 bytes); 0 when absent. */
 static int get_value(MPI_Info info, const char *key, char *value)
@@ -68,17 +70,17 @@ static int get_bool(MPI_Info info, const char *key)
     return -2;
 }
 
-/* romio_edonio_atomicity: one of the names above; anything else is the default. */
-static void get_atomicity(MPI_Info info, struct edonio_hints *h)
+/* Which of n names key's value is: -1 when absent, 0 (the default) when none. */
+static int get_name(MPI_Info info, const char *key, const char *const *names, int n)
 {
     char value[MPI_MAX_INFO_VAL + 1];
 
-    if (!get_value(info, "romio_edonio_atomicity", value))
-        return;
-    h->atomicity = EDONIO_ATOMIC_RANK_ORDER;
-    for (int i = 0; i < (int)(sizeof(atomicity_names) / sizeof(*atomicity_names)); i++)
-        if (!strcasecmp(value, atomicity_names[i]))
-            h->atomicity = (enum edonio_atomicity)i;
+    if (!get_value(info, key, value))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (!strcasecmp(value, names[i]))
+            return i;
+    return 0;
 }
 
 static int power_of_two(long long v)
@@ -111,7 +113,12 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     v = get_bytes(info, "romio_edonio_flush_groups");
     if (v != -1)
         h->flush_groups = v >= 1 && v <= INT_MAX ? (int)v : d.flush_groups;
-    get_atomicity(info, h);
+    b = get_name(info, "romio_edonio_atomicity", atomicity_names, 3);
+    if (b != -1)
+        h->atomicity = (enum edonio_atomicity)b;
+    b = get_name(info, "romio_edonio_coll_path", coll_path_names, 2);
+    if (b != -1)
+        h->coll_path = (enum edonio_coll_path)b;
     /* A cache holds at least one block; a read-only cache too, unless it is off. */
     if (h->cache_size < h->block_size)
         h->cache_size = d.cache_size >= h->block_size ? d.cache_size : h->block_size;
@@ -136,6 +143,7 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
     ADIOI_Info_set(fd->info, "romio_edonio_preload", h->preload ? "true" : "false");
     info_set_ll(fd, "romio_edonio_flush_groups", h->flush_groups);
     ADIOI_Info_set(fd->info, "romio_edonio_atomicity", atomicity_names[h->atomicity]);
+    ADIOI_Info_set(fd->info, "romio_edonio_coll_path", coll_path_names[h->coll_path]);
     ADIOI_Info_set(fd->info, EDONIO_VERSION_KEY, edonio_version());
     ADIOI_Info_set(fd->info, EDONIO_ROMIO_VERSION_KEY, edonio_romio_version());
 }
