@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # edonio's legacy APIs on ADIO (legacy/, doc/legacy-*.md): the EDONIO do_* API from C and Fortran,
-# EDONIO's appendix program (example.F, typed in from the report), the PFS-style and the
-# PIOFS-style API. Every program runs at 1 to 4 processes, on ROMIO_FSTYPE_FORCE=ufs: and
-# edonio:, and the files the PFS, PIOFS and appendix programs write on the two must be identical.
-# The programs are linked with -ledonio before the MPI library.
+# EDONIO's appendix program (example.F, typed in from the report) in both its branches (EDONIO's
+# do* calls, and NX's with -DUSE_NX: the PFS-style API for Fortran), the PFS-style API from C and
+# Fortran and the PIOFS-style API. Every program runs at 1 to 4 processes, on
+# ROMIO_FSTYPE_FORCE=ufs: and edonio:, and the files the PFS, PIOFS and appendix programs write on
+# the two must be identical (the appendix's NX branch must also write the EDONIO branch's bytes).
+# The programs are linked with -ledonio before the MPI library; with EDONIO_SANITIZER_RUNTIME set
+# (test/run-all.sh's sanitizer run) that runtime is preloaded, as test/lib.sh's edonio_preload does.
 #
 #   test/legacy/run.sh --builddir DIR [--workdir DIR]
 set -euo pipefail
@@ -21,9 +24,17 @@ build() {
     for t in t_do t_pfs t_piofs; do
         mpicc "${cflags[@]}" -o "$bin/$t" "$here/$t.c" "${link[@]}"
     done
-    mpifort -O1 -g -ffree-form -I"$inc" -o "$bin/t_do_fortran" "$here/t_do_fortran.f90" "${link[@]}"
+    # t_do_fortran has the manual's plain include 'fnx.h': gfortran warns about fnx.h's two
+    # #define lines (only cpp's #include "fnx.h" sees them); shown only if the build fails.
+    mpifort -O1 -g -ffree-form -I"$inc" -o "$bin/t_do_fortran" "$here/t_do_fortran.f90" \
+        "${link[@]}" 2>"$work/t_do_fortran.build.log" ||
+        { cat "$work/t_do_fortran.build.log"; exit 1; }
+    mpifort -O1 -g -cpp -Wall -I"$inc" -o "$bin/t_pfs_fortran" "$here/t_pfs_fortran.F90" \
+        "${link[@]}"
     mpifort -O1 -g -cpp -ffixed-line-length-none -I"$inc" -o "$bin/example" "$here/example.F" \
         "${link[@]}"
+    mpifort -O1 -g -cpp -ffixed-line-length-none -DUSE_NX -I"$inc" -o "$bin/example_nx" \
+        "$here/example.F" "${link[@]}"
 }
 
 pre=()
@@ -53,25 +64,49 @@ test_do() {
 }
 
 # The appendix program reads nex ney nez, the cache sizes and the preload flag on stdin, and
-# checks what it reads back itself (stop '** ERROR **' otherwise).
+# checks what it reads back itself (stop '** ERROR **' otherwise). Its EDONIO branch (example,
+# ex.bin) and its NX branch (example_nx: gopen, lseek, cwrite, cread, close on unit 16, M_ASYNC;
+# nxex.bin) must write the same bytes, on ufs and on edonio.
 test_example() {
-    local np=$1 fs dir log
-    for fs in ufs edonio; do
-        dir="$data/example-$fs-$np"
-        log="$work/example-$fs-$np.log"
-        mkdir -p "$dir"
-        rm -f "$dir/ex.bin"
-        if (cd "$dir" && printf '9 5 12\n64 256\n1\n' | env "${pre[@]}" ROMIO_FSTYPE_FORCE=$fs: \
-            timeout 120 "$MPIEXEC" -n "$np" "$bin/example") >"$log" 2>&1 &&
-            grep -q 'close for read takes' "$log" && ! grep -q 'ERROR' "$log" &&
-            [ "$(stat -c %s "$dir/ex.bin")" -eq $((9 * 5 * 12 * 32)) ]; then
-            pass "legacy/example fs=$fs np=$np"
-        else
-            fail "legacy/example fs=$fs np=$np" "$(failure_lines "$log"); log $log"
-        fi
+    local np=$1 fs dir log prog file variant
+    for variant in example example_nx; do
+        prog=$variant file=ex.bin
+        [ "$variant" = example_nx ] && file=nxex.bin
+        for fs in ufs edonio; do
+            dir="$data/$variant-$fs-$np"
+            log="$work/$variant-$fs-$np.log"
+            mkdir -p "$dir"
+            rm -f "$dir/$file"
+            if (cd "$dir" && printf '9 5 12\n64 256\n1\n' |
+                env "${pre[@]}" ROMIO_FSTYPE_FORCE=$fs: timeout 120 "$MPIEXEC" -n "$np" \
+                    "$bin/$prog") >"$log" 2>&1 &&
+                grep -q 'close for read takes' "$log" && ! grep -q 'ERROR' "$log" &&
+                [ "$(stat -c %s "$dir/$file")" -eq $((9 * 5 * 12 * 32)) ]; then
+                pass "legacy/$variant fs=$fs np=$np"
+            else
+                fail "legacy/$variant fs=$fs np=$np" "$(failure_lines "$log"); log $log"
+            fi
+        done
+        same "legacy/$variant-same-file np=$np" "$data/$variant-ufs-$np/$file" \
+            "$data/$variant-edonio-$np/$file"
     done
-    same "legacy/example-same-file np=$np" "$data/example-ufs-$np/ex.bin" \
-        "$data/example-edonio-$np/ex.bin"
+    for fs in ufs edonio; do
+        same "legacy/example-nx-same-as-edonio fs=$fs np=$np" "$data/example-$fs-$np/ex.bin" \
+            "$data/example_nx-$fs-$np/nxex.bin"
+    done
+}
+
+# The PFS-style API for Fortran (NX Fortran's calls on a unit number) on both file systems.
+test_pfs_fortran() {
+    local np=$1 fs
+    for fs in ufs edonio; do
+        rm -rf "$data/pfsf-$fs-$np"
+        mkdir -p "$data/pfsf-$fs-$np"
+        run_mpi "legacy/pfs-fortran fs=$fs np=$np" "$work/pfsf-$fs-$np.log" "$np" "${pre[@]}" \
+            ROMIO_FSTYPE_FORCE=$fs: -- "$bin/t_pfs_fortran" "$data/pfsf-$fs-$np"
+    done
+    same "legacy/pfs-fortran-same-file np=$np" "$data/pfsf-ufs-$np/pfsf.dat" \
+        "$data/pfsf-edonio-$np/pfsf.dat"
 }
 
 # A PFS or PIOFS program on both file systems, then the files compared.
@@ -104,6 +139,7 @@ build
 test_do
 for np in 1 3; do
     test_example "$np"
+    test_pfs_fortran "$np"
 done
 for np in 1 2 3 4; do
     test_both pfs "$np" pfs.dat
