@@ -51,6 +51,7 @@ struct edonio_hints {
     int flush_groups;        /* romio_edonio_flush_groups: groups that write back in turn */
     enum edonio_atomicity atomicity; /* romio_edonio_atomicity */
     enum edonio_coll_path coll_path; /* romio_edonio_coll_path */
+    int keep_window;                 /* romio_edonio_keep_window */
 };
 
 /* What edonio did to one open file on one process (summed over processes at close). */
@@ -85,6 +86,7 @@ struct edonio_file {
     MPI_Comm comm;                 /* edonio's own duplicate of fd->comm */
     MPI_Win win;                   /* every process's segment */
     MPI_Win size_win;              /* RMA: the file's size, at rank 0 */
+    size_t win_bytes;              /* each process's part of win */
     struct edonio_segment **seg;   /* SHARED: each owner's segment, mapped here */
     struct edonio_segment *mine;   /* this process's own segment */
     struct edonio_segment *mirror; /* RMA: a copy of one owner's metadata while it is held */
@@ -138,6 +140,8 @@ int ADIOI_EDONIO_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, in
 /* The segments (ad_edonio_segments.c). */
 int ADIOI_EDONIO_Segments_create(ADIO_File fd);
 void ADIOI_EDONIO_Segments_free(ADIO_File fd);
+int ADIOI_EDONIO_Pool_take(struct edonio_file *ef, size_t bytes, void **base);
+int ADIOI_EDONIO_Pool_park(struct edonio_file *ef, size_t bytes);
 struct edonio_segment *ADIOI_EDONIO_Acquire(struct edonio_file *ef, int owner);
 void ADIOI_EDONIO_Release(struct edonio_file *ef, int owner, int modified);
 unsigned char *ADIOI_EDONIO_Slot_ptr(struct edonio_file *ef, int owner, int32_t slot);

@@ -24,16 +24,47 @@
 #include "ad_edonio.h"
 #include "adioi.h"
 
+/*
+ * Groups of processes already known to share one node, or not. Finding out takes an
+ * MPI_Comm_split_type, the dearest step of an open after the window itself (tenths of a second
+ * when ranks share cores), so each answer is kept for the life of the process. Every member of a
+ * group learns it in the same collective open, and entries are never dropped, so all members
+ * make the same choice later; MPI_Group_compare is local.
+ */
+struct known_group {
+    MPI_Group group;
+    int one_node;
+    struct known_group *next;
+};
+static struct known_group *known_groups;
+
 static int one_node(MPI_Comm comm, int nprocs)
 {
+    struct known_group *k;
     MPI_Comm node;
-    int node_size, all;
+    MPI_Group group;
+    int node_size, all, same;
 
+    MPI_Comm_group(comm, &group);
+    for (k = known_groups; k != NULL; k = k->next) {
+        MPI_Group_compare(k->group, group, &same);
+        if (same == MPI_IDENT) {
+            MPI_Group_free(&group);
+            return k->one_node;
+        }
+    }
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &node_size);
     MPI_Comm_free(&node);
     node_size = node_size == nprocs;
     MPI_Allreduce(&node_size, &all, 1, MPI_INT, MPI_LAND, comm);
+    k = malloc(sizeof(*k));
+    if (k == NULL) {
+        MPI_Group_free(&group);
+        return all;
+    }
+    *k = (struct known_group){group, all, known_groups};
+    known_groups = k;
     return all;
 }
 
@@ -91,10 +122,12 @@ int ADIOI_EDONIO_Segments_create(ADIO_File fd)
     void *base = NULL;
     int ok;
 
-    ok = one_node(ef->comm, ef->nprocs) ? create_shared(ef, bytes, &base)
-                                        : create_rma(ef, bytes, &base);
+    ok = ADIOI_EDONIO_Pool_take(ef, bytes, &base) ||
+         (one_node(ef->comm, ef->nprocs) ? create_shared(ef, bytes, &base)
+                                         : create_rma(ef, bytes, &base));
     if (!ok)
         return 0;
+    ef->win_bytes = bytes;
     ef->mine = edonio_segment_init(base, nslots, block);
     ef->meta_bytes = ef->mine->data_offset;
     if (ef->access == EDONIO_ACCESS_RMA)
@@ -111,15 +144,19 @@ void ADIOI_EDONIO_Segments_free(ADIO_File fd)
     struct edonio_file *ef = edonio_state(fd);
 
     MPI_Barrier(ef->comm);
-    if (ef->access == EDONIO_ACCESS_SHARED) {
-        MPI_Win_unlock_all(ef->win);
-        ADIOI_Free(ef->seg);
-    } else if (ef->access == EDONIO_ACCESS_RMA) {
-        MPI_Win_free(&ef->size_win);
+    if (ef->access == EDONIO_ACCESS_RMA)
         ADIOI_Free(ef->mirror);
-    }
-    if (ef->access != EDONIO_ACCESS_NONE)
+    if (ef->access != EDONIO_ACCESS_NONE &&
+        !(ef->hints.keep_window && ADIOI_EDONIO_Pool_park(ef, ef->win_bytes))) {
+        if (ef->access == EDONIO_ACCESS_SHARED) {
+            MPI_Win_unlock_all(ef->win);
+            ADIOI_Free(ef->seg);
+        } else {
+            MPI_Win_free(&ef->size_win);
+        }
         MPI_Win_free(&ef->win);
+    }
+    ef->seg = NULL;
     ADIOI_Free(ef->fetch_buf);
     ADIOI_Free(ef->wb_buf);
     ef->access = EDONIO_ACCESS_NONE;
