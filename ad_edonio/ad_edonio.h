@@ -28,6 +28,7 @@
 #define EDONIO_MAX_BLOCK_SIZE        (64 * 1024 * 1024)
 #define EDONIO_DEFAULT_CACHE_SIZE    (64LL * 1024 * 1024)
 #define EDONIO_DEFAULT_RO_CACHE_SIZE (16LL * 1024 * 1024)
+#define EDONIO_DEFAULT_DIRECT        (1024LL * 1024)
 
 /* How MPI atomic mode is enforced (romio_edonio_atomicity; doc/atomicity.md). */
 enum edonio_atomicity {
@@ -52,6 +53,7 @@ struct edonio_hints {
     enum edonio_atomicity atomicity; /* romio_edonio_atomicity */
     enum edonio_coll_path coll_path; /* romio_edonio_coll_path */
     int keep_window;                 /* romio_edonio_keep_window */
+    long long direct_threshold;      /* romio_edonio_direct_threshold, bytes; 0: never */
 };
 
 /* What edonio did to one open file on one process (summed over processes at close). */
@@ -67,6 +69,7 @@ struct edonio_stats {
     long long fs_write_bytes; /* bytes those writes asked for */
     long long coll_rounds;    /* exchange rounds of collective reads and writes */
     long long coll_phases;    /* graph_coloring: colour phases of atomic collective writes */
+    long long direct;         /* whole blocks of large requests moved without the cache */
 };
 
 /* How this process reaches the owners' segments. */

@@ -269,17 +269,62 @@ static int write_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, co
     return err;
 }
 
-/* Cut [off, off + len) at block boundaries and call fn on each piece. */
-static int for_pieces(ADIO_File fd, ADIO_Offset off, ADIO_Offset len, char *buf,
-                      int (*fn)(ADIO_File, int64_t, uint32_t, uint32_t, char *))
+/*
+ * A whole block of a large request (romio_edonio_direct_threshold) that is not cached goes
+ * straight between the file and the caller's buffer, as ufs would move it: one copy instead of
+ * two, and no write-back later. The owner's segment is held meanwhile, so nobody caches the block
+ * in between (a cached block, which may be dirty, takes the normal path). When the owner has a
+ * free slot the block is kept there too, clean, for later reads; nothing is evicted for it.
+ * 1: done; 0: the block is cached, use the cache; else an errno (negated).
+ */
+static int direct_block(ADIO_File fd, int64_t block, char *buf, int writing)
 {
-    uint32_t bs = (uint32_t)edonio_state(fd)->hints.block_size;
-    ADIO_Offset done = 0;
+    struct edonio_file *ef = edonio_state(fd);
+    int owner = edonio_owner(block, ef->nprocs), err;
+    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, owner);
+    ADIO_Offset start = block_start(ef, block);
+    uint32_t bs = seg->block_size;
+
+    if (edonio_lookup(seg, block) != EDONIO_NO_SLOT) {
+        ADIOI_EDONIO_Release(ef, owner, 0);
+        return 0;
+    }
+    err = writing ? fs_write(fd, buf, bs, start) : fs_read(fd, buf, bs, start);
+    if (err == 0 && writing)
+        ADIOI_EDONIO_Size_max(ef, EDONIO_SIZE_DISK, start + bs);
+    if (err == 0 && seg->free_head != EDONIO_NO_SLOT) {
+        int32_t slot = edonio_insert(seg, block);
+        ADIOI_EDONIO_Slot_put(ef, owner, slot, 0, buf, bs);
+        edonio_mark_valid(edonio_slot_at(seg, slot));
+    }
+    ef->stats.direct++;
+    ADIOI_EDONIO_Release(ef, owner, 1);
+    return err ? -err : 1;
+}
+
+/*
+ * Cut [off, off + len) at block boundaries and call fn on each piece; in a large request, whole
+ * blocks go direct when they are not cached (read: only below the end of the file, and not for
+ * read-only files, whose read-only cache wants whole blocks through the owner).
+ */
+static int for_pieces(ADIO_File fd, ADIO_Offset off, ADIO_Offset len, char *buf,
+                      int (*fn)(ADIO_File, int64_t, uint32_t, uint32_t, char *), int writing)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    uint32_t bs = (uint32_t)ef->hints.block_size;
+    ADIO_Offset done = 0, size = writing ? 0 : ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_DISK);
+    int large = ef->hints.direct_threshold > 0 && len >= ef->hints.direct_threshold &&
+                (writing || ef->ro == NULL);
 
     while (done < len) {
         struct edonio_piece p = edonio_piece_at(off + done, len - done, bs);
-        int err = fn(fd, p.block, p.lo, p.hi, buf + done);
-        if (err)
+        int err = 0;
+        if (large && p.lo == 0 && p.hi == bs &&
+            (writing || block_start(ef, p.block) + bs <= size))
+            err = direct_block(fd, p.block, buf + done, writing);
+        if (err < 0)
+            return -err;
+        if (err == 0 && (err = fn(fd, p.block, p.lo, p.hi, buf + done)) != 0)
             return err;
         done += p.hi - p.lo;
     }
@@ -309,7 +354,7 @@ int ADIOI_EDONIO_Cache_read(ADIO_File fd, void *buf, ADIO_Offset off, ADIO_Offse
         return 0;
     if (len > size - off)
         len = size - off;
-    int err = for_pieces(fd, off, len, buf, read_piece_cb);
+    int err = for_pieces(fd, off, len, buf, read_piece_cb, 0);
     if (err == 0)
         *got = len;
     return err;
@@ -321,7 +366,7 @@ int ADIOI_EDONIO_Cache_write(ADIO_File fd, const void *buf, ADIO_Offset off, ADI
 
     if (len <= 0)
         return 0;
-    err = for_pieces(fd, off, len, (char *)buf, write_piece_cb);
+    err = for_pieces(fd, off, len, (char *)buf, write_piece_cb, 1);
     /* What was written is part of the file, even if a piece after it failed. */
     ADIOI_EDONIO_Size_max(edonio_state(fd), EDONIO_SIZE_FILE, off + len);
     return err;

@@ -27,6 +27,7 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
     h->atomicity = EDONIO_ATOMIC_RANK_ORDER;
     h->coll_path = EDONIO_COLL_PATH_AUTO;
     h->keep_window = 1;
+    h->direct_threshold = EDONIO_DEFAULT_DIRECT;
 }
 
 static const char *const atomicity_names[] = {"rank_order", "graph_coloring", "locking"};
@@ -114,6 +115,9 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     v = get_bytes(info, "romio_edonio_flush_groups");
     if (v != -1)
         h->flush_groups = v >= 1 && v <= INT_MAX ? (int)v : d.flush_groups;
+    v = get_bytes(info, "romio_edonio_direct_threshold");
+    if (v != -1)
+        h->direct_threshold = v >= 0 ? v : d.direct_threshold;
     b = get_bool(info, "romio_edonio_keep_window");
     if (b != -1)
         h->keep_window = b >= 0 ? b : d.keep_window;
@@ -147,6 +151,7 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
     ADIOI_Info_set(fd->info, "romio_edonio_preload", h->preload ? "true" : "false");
     info_set_ll(fd, "romio_edonio_flush_groups", h->flush_groups);
     ADIOI_Info_set(fd->info, "romio_edonio_keep_window", h->keep_window ? "true" : "false");
+    info_set_ll(fd, "romio_edonio_direct_threshold", h->direct_threshold);
     ADIOI_Info_set(fd->info, "romio_edonio_atomicity", atomicity_names[h->atomicity]);
     ADIOI_Info_set(fd->info, "romio_edonio_coll_path", coll_path_names[h->coll_path]);
     ADIOI_Info_set(fd->info, EDONIO_VERSION_KEY, edonio_version());

@@ -19,7 +19,7 @@
 static const char *const names[NSTATS] = {
     "hits",     "misses",    "evictions",     "writebacks",     "ro_hits",
     "fs_reads", "fs_writes", "fs_read_bytes", "fs_write_bytes", "coll_rounds",
-    "coll_phases",
+    "coll_phases", "direct",
 };
 
 static void print_line(FILE *out, const char *filename, int nprocs, const long long *v)
