@@ -12,6 +12,7 @@
 #   t_preload         romio_edonio_preload (statistics: no misses)
 #   t_hints           invalid and valid hint values, MPI_File_set_info
 #   t_wronly_noread   write-only open without read permission (as an unprivileged user)
+#   t_direct          large requests: uncached whole blocks go direct, dirty cached ones never
 #   t_reuse           a window kept from one file's close for the next open (keep_window), and
 #                     without it (romio_edonio_keep_window=false)
 # Every program also takes KEY=VALUE hints after its file name, e.g. one that switches the tested
@@ -29,7 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mpi_test_setup "$@"
 
 programs="t_sleeping_owner t_gaps t_size t_sparse t_evict t_rocache t_preload t_hints
-    t_wronly_noread t_reuse"
+    t_wronly_noread t_reuse t_direct"
 
 build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
@@ -151,6 +152,7 @@ run_all_np t_preload 1
 test_hints
 test_wronly_noread
 run_all_np t_reuse 1
+run_all_np t_direct 1
 NODE_ARGS="" run_mpi "cache/reuse keep_window=false np=3" "$work/reuse-nokeep-3.log" 3 \
     "${edonio[@]}" -- "$bin/t_reuse" "$data/reuse-nokeep-3" romio_edonio_keep_window=false
 summary
