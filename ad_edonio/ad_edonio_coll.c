@@ -409,18 +409,31 @@ static int through_owners(ADIO_File fd)
     return ef != NULL && ef->access != EDONIO_ACCESS_NONE && ef->primary == NULL;
 }
 
-static void finish(ADIO_File fd, const char *myname, int err, int count, MPI_Datatype datatype,
-                   ADIO_Status *status, int *error_code)
+/* Bytes of the request before the file's end (a read past it is short, as an independent one). */
+static MPI_Count bytes_before(const struct edonio_req *req, ADIO_Offset size)
 {
-    MPI_Count size;
+    MPI_Count n = 0;
 
+    for (int i = 0; i < req->n; i++)
+        if (req->off[i] < size)
+            n += req->off[i] + req->len[i] <= size ? req->len[i] : size - req->off[i];
+    return n;
+}
+
+static void finish(ADIO_File fd, const char *myname, int err, MPI_Count bytes,
+                   MPI_Datatype datatype, ADIO_Status *status, int *error_code)
+{
     fd->fp_sys_posn = -1;
     *error_code = err ? ADIOI_EDONIO_Err(myname, fd->filename, err) : MPI_SUCCESS;
     ADIOI_EDONIO_Agree(edonio_state(fd)->comm, error_code);
-    if (*error_code == MPI_SUCCESS) {
-        MPI_Type_size_x(datatype, &size);
-        MPIR_Status_set_bytes(status, datatype, (MPI_Count)count * size);
-    }
+    if (*error_code == MPI_SUCCESS)
+        MPIR_Status_set_bytes(status, datatype, bytes);
+}
+
+/* ROMIO's romio_cb_write / romio_cb_read = disable: every process on its own, through the cache. */
+static int cb_disabled(ADIO_File fd, int writing)
+{
+    return (writing ? fd->hints->cb_write : fd->hints->cb_read) == ADIOI_HINT_DISABLE;
 }
 
 void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
@@ -444,12 +457,12 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
         err = ADIOI_EDONIO_Locked_io(fd, &req, 1);
     else if (fd->atomicity && ef->hints.atomicity == EDONIO_ATOMIC_GRAPH_COLORING)
         err = ADIOI_EDONIO_Coloured_write(fd, &req);
-    else if (direct(fd, 1))
+    else if (direct(fd, 1) || (!fd->atomicity && cb_disabled(fd, 1)))
         err = ADIOI_EDONIO_Req_independent(fd, &req, 1);
     else
         err = ADIOI_EDONIO_Coll_run(fd, &req, 1, EDONIO_COLL_WRITE, NULL);
+    finish(fd, myname, err, req.bytes, datatype, status, error_code);
     ADIOI_EDONIO_Req_free(&req);
-    finish(fd, myname, err, count, datatype, status, error_code);
 }
 
 void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
@@ -459,6 +472,7 @@ void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dataty
     static char myname[] = "ADIOI_EDONIO_READSTRIDEDCOLL";
     struct edonio_file *ef = edonio_state(fd);
     struct edonio_req req;
+    ADIO_Offset size;
     int err;
 
     if (!through_owners(fd)) {
@@ -467,14 +481,15 @@ void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dataty
         return;
     }
     ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
+    size = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_FILE);
     if (fd->atomicity && ef->hints.atomicity == EDONIO_ATOMIC_LOCKING)
         err = ADIOI_EDONIO_Locked_io(fd, &req, 0);
-    else if (direct(fd, 0))
+    else if (direct(fd, 0) || cb_disabled(fd, 0))
         err = ADIOI_EDONIO_Req_independent(fd, &req, 0);
     else
         err = ADIOI_EDONIO_Coll_run(fd, &req, 1, EDONIO_COLL_READ, NULL);
+    finish(fd, myname, err, bytes_before(&req, size), datatype, status, error_code);
     ADIOI_EDONIO_Req_free(&req);
-    finish(fd, myname, err, count, datatype, status, error_code);
 }
 
 /*

@@ -174,6 +174,8 @@ static void change(ADIO_File fd, struct edonio_hints *h, int *error_code)
     int preload_now;
 
     MPI_Bcast(h, sizeof(*h), MPI_BYTE, 0, ef->comm);
+    if (h->flush_groups > ef->nprocs) /* at most one group per process */
+        h->flush_groups = ef->nprocs;
     preload_now = h->preload && !ef->hints.preload;
     if (ef->access == EDONIO_ACCESS_NONE) {
         ef->hints = *h;

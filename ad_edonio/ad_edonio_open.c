@@ -180,6 +180,8 @@ void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_c
     MPI_Comm_size(ef->comm, &ef->nprocs);
     /* One shape for everyone: rank 0's hints. */
     MPI_Bcast(&ef->hints, sizeof(ef->hints), MPI_BYTE, 0, ef->comm);
+    if (ef->hints.flush_groups > ef->nprocs) /* at most one group per process */
+        ef->hints.flush_groups = ef->nprocs;
     ADIOI_EDONIO_Hints_report(fd, &ef->hints);
     if (!is_shared_fp_file(fd, ef->nprocs) && !ADIOI_EDONIO_Alias_attach(fd)) {
         err = ADIOI_EDONIO_Cache_attach(fd);
