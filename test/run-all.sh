@@ -10,8 +10,8 @@
 #   legacy   the legacy APIs (EDONIO do_*, PFS-style, PIOFS-style) on ufs and on edonio
 #   pfsemu   the emulated parallel file system of perf/ passes data through unchanged and counts
 #   fem      EDONIO's finite-element program (perf/fem), edonio against ufs, checked byte for byte
-#   asan     edonio's own and cache tests and ROMIO's under edonio built with AddressSanitizer and
-#            UBSan
+#   asan     edonio's own, cache, collective and legacy tests and ROMIO's under edonio built with
+#            AddressSanitizer and UBSan
 #            (when EDONIO_ASAN_BUILDDIR names that build; scripts/test-all.sh makes it)
 # Each group prints one line per test; this script adds them up and ends with the one line CI
 # reads: "N passed, N failed[, N skipped]". EDONIO_TEST_GROUPS chooses groups (default: all).
@@ -71,6 +71,10 @@ run_sanitized() {
         "$here/edonio/run.sh" --builddir "$EDONIO_ASAN_BUILDDIR" --workdir "$work/asan/edonio" ||
             status=1
         "$here/cache/run.sh" --builddir "$EDONIO_ASAN_BUILDDIR" --workdir "$work/asan/cache" ||
+            status=1
+        "$here/coll/run.sh" --builddir "$EDONIO_ASAN_BUILDDIR" --workdir "$work/asan/coll" ||
+            status=1
+        "$here/legacy/run.sh" --builddir "$EDONIO_ASAN_BUILDDIR" --workdir "$work/asan/legacy" ||
             status=1
         EDONIO_TEST_WORKDIR="$work/asan/romio" "$here/romio/run.sh" || status=1
         exit $status
