@@ -15,23 +15,7 @@
 
 enum { N = 1000 };
 
-static int errs, rank, nprocs;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            errs++;                                                                                \
-            fprintf(stderr, "[%d] line %d: failed: %s (errno %d %s)\n", rank, __LINE__, #cond,    \
-                    errno, strerror(errno));                                                       \
-        }                                                                                          \
-    } while (0)
-
-/* -1 with this errno */
-#define FAILS(call, e)                                                                             \
-    do {                                                                                           \
-        errno = 0;                                                                                 \
-        CHECK((call) == -1 && errno == (e));                                                       \
-    } while (0)
+#include "legacy_test.h"
 
 static void fill(char *buf, int who, int len)
 {

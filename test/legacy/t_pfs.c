@@ -17,22 +17,9 @@
 #define EDONIO_PFS_UNIX_NAMES
 #include "edonio_pfs.h"
 
-static int errs, rank, nprocs;
-static char path[4096], logpath[4096], ownpath[4096];
+#include "legacy_test.h"
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            errs++;                                                                                \
-            fprintf(stderr, "[%d] line %d: failed: %s (errno %d %s)\n", rank, __LINE__, #cond,    \
-                    errno, strerror(errno));                                                       \
-        }                                                                                          \
-    } while (0)
-#define FAILS(call, e)                                                                             \
-    do {                                                                                           \
-        errno = 0;                                                                                 \
-        CHECK((call) == -1 && errno == (e));                                                       \
-    } while (0)
+static char path[4096], logpath[4096], ownpath[4096];
 
 static void fill(char *buf, int who, int tag, int len)
 {

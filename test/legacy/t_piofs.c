@@ -19,21 +19,7 @@
 
 enum { BSU = 1024, CELLS = 4, ROWS = 8, SUB = ROWS * CELLS * BSU / 4, FILE_BYTES = ROWS * CELLS * BSU };
 
-static int errs, rank, nprocs;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            errs++;                                                                                \
-            fprintf(stderr, "[%d] line %d: failed: %s (errno %d %s)\n", rank, __LINE__, #cond,    \
-                    errno, strerror(errno));                                                       \
-        }                                                                                          \
-    } while (0)
-#define FAILS(call, e)                                                                             \
-    do {                                                                                           \
-        errno = 0;                                                                                 \
-        CHECK((call) == -1 && errno == (e));                                                       \
-    } while (0)
+#include "legacy_test.h"
 
 static char value(int subfile, long i)
 {
