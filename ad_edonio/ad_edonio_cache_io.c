@@ -269,62 +269,102 @@ static int write_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, co
     return err;
 }
 
-/*
- * A whole block of a large request (romio_edonio_direct_threshold) that is not cached goes
- * straight between the file and the caller's buffer, as ufs would move it: one copy instead of
- * two, and no write-back later. The owner's segment is held meanwhile, so nobody caches the block
- * in between (a cached block, which may be dirty, takes the normal path). When the owner has a
- * free slot the block is kept there too, clean, for later reads; nothing is evicted for it.
- * 1: done; 0: the block is cached, use the cache; else an errno (negated).
- */
-static int direct_block(ADIO_File fd, int64_t block, char *buf, int writing)
+/* Is block cached at its owner? (The segment is held only for the look.) */
+static int cached(struct edonio_file *ef, int64_t block)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    int owner = edonio_owner(block, ef->nprocs), err;
-    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, owner);
-    ADIO_Offset start = block_start(ef, block);
-    uint32_t bs = seg->block_size;
+    int owner = edonio_owner(block, ef->nprocs);
+    int found = edonio_lookup(ADIOI_EDONIO_Acquire(ef, owner), block) != EDONIO_NO_SLOT;
 
-    if (edonio_lookup(seg, block) != EDONIO_NO_SLOT) {
-        ADIOI_EDONIO_Release(ef, owner, 0);
-        return 0;
-    }
-    err = writing ? fs_write(fd, buf, bs, start) : fs_read(fd, buf, bs, start);
-    if (err == 0 && writing)
-        ADIOI_EDONIO_Size_max(ef, EDONIO_SIZE_DISK, start + bs);
-    if (err == 0 && seg->free_head != EDONIO_NO_SLOT) {
-        int32_t slot = edonio_insert(seg, block);
-        ADIOI_EDONIO_Slot_put(ef, owner, slot, 0, buf, bs);
+    ADIOI_EDONIO_Release(ef, owner, 0);
+    return found;
+}
+
+/*
+ * After a direct transfer of block (its bytes in buf): a copy some process cached meanwhile from
+ * the file's old bytes is dropped, unless it was written since (then it is newer, or the two
+ * writes were concurrent and either may win); else the block is kept, clean, if its owner has a
+ * free slot. Nothing is evicted for it.
+ */
+static void direct_settle(struct edonio_file *ef, int64_t block, const char *buf, int writing)
+{
+    int owner = edonio_owner(block, ef->nprocs);
+    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, owner);
+    int32_t slot = edonio_lookup(seg, block);
+
+    if (slot != EDONIO_NO_SLOT) {
+        if (writing && edonio_slot_at(seg, slot)->ndirty == 0)
+            edonio_remove(seg, slot);
+    } else if (seg->free_head != EDONIO_NO_SLOT) {
+        slot = edonio_insert(seg, block);
+        ADIOI_EDONIO_Slot_put(ef, owner, slot, 0, buf, seg->block_size);
         edonio_mark_valid(edonio_slot_at(seg, slot));
     }
-    ef->stats.direct++;
     ADIOI_EDONIO_Release(ef, owner, 1);
-    return err ? -err : 1;
+}
+
+/*
+ * Whole blocks of a large request (romio_edonio_direct_threshold) that are not cached go
+ * straight between the file and the caller's buffer, as ufs would move them: consecutive ones in
+ * one operation, one copy instead of two, and no write-back later. A cached block (maybe dirty)
+ * ends the run and takes the cache. No segment is held during the transfer: a process that
+ * touches one of these blocks meanwhile makes a concurrent conflicting access, which MPI leaves
+ * undefined outside atomic mode (and in atomic mode ROMIO's byte-range lock covers the request);
+ * direct_settle() then keeps what it cached only if it is newer.
+ * Returns the blocks moved (0: the first is cached), or a negated errno.
+ */
+static int64_t direct_run(ADIO_File fd, int64_t block, int64_t nblocks, char *buf, int writing)
+{
+    struct edonio_file *ef = edonio_state(fd);
+    ADIO_Offset bs = ef->hints.block_size, start = block_start(ef, block);
+    int64_t n = 0;
+    int err;
+
+    while (n < nblocks && !cached(ef, block + n))
+        n++;
+    if (n == 0)
+        return 0;
+    err = writing ? fs_write(fd, buf, (size_t)(n * bs), start)
+                  : fs_read(fd, buf, (size_t)(n * bs), start);
+    if (err)
+        return -err;
+    if (writing)
+        ADIOI_EDONIO_Size_max(ef, EDONIO_SIZE_DISK, start + n * bs);
+    for (int64_t k = 0; k < n; k++)
+        direct_settle(ef, block + k, buf + k * bs, writing);
+    ef->stats.direct += n;
+    return n;
 }
 
 /*
  * Cut [off, off + len) at block boundaries and call fn on each piece; in a large request, whole
- * blocks go direct when they are not cached (read: only below the end of the file, and not for
- * read-only files, whose read-only cache wants whole blocks through the owner).
+ * blocks go direct when they are not cached (read: only below the end of the copy on disk).
  */
 static int for_pieces(ADIO_File fd, ADIO_Offset off, ADIO_Offset len, char *buf,
                       int (*fn)(ADIO_File, int64_t, uint32_t, uint32_t, char *), int writing)
 {
     struct edonio_file *ef = edonio_state(fd);
     uint32_t bs = (uint32_t)ef->hints.block_size;
-    ADIO_Offset done = 0, size = writing ? 0 : ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_DISK);
-    int large = ef->hints.direct_threshold > 0 && len >= ef->hints.direct_threshold &&
-                (writing || ef->ro == NULL);
+    ADIO_Offset done = 0, end = off + len;
+    int large = ef->hints.direct_threshold > 0 && len >= ef->hints.direct_threshold;
 
+    if (large && !writing) { /* reads go direct only where the disk has the bytes */
+        ADIO_Offset disk = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_DISK);
+        end = disk < end ? disk : end;
+    }
     while (done < len) {
         struct edonio_piece p = edonio_piece_at(off + done, len - done, bs);
-        int err = 0;
-        if (large && p.lo == 0 && p.hi == bs &&
-            (writing || block_start(ef, p.block) + bs <= size))
-            err = direct_block(fd, p.block, buf + done, writing);
-        if (err < 0)
-            return -err;
-        if (err == 0 && (err = fn(fd, p.block, p.lo, p.hi, buf + done)) != 0)
+        ADIO_Offset whole = large && p.lo == 0 ? (end - (off + done)) / bs : 0;
+        if (whole > 0) {
+            int64_t moved = direct_run(fd, p.block, whole, buf + done, writing);
+            if (moved < 0)
+                return (int)-moved;
+            if (moved > 0) {
+                done += moved * bs;
+                continue;
+            }
+        }
+        int err = fn(fd, p.block, p.lo, p.hi, buf + done);
+        if (err)
             return err;
         done += p.hi - p.lo;
     }
