@@ -104,6 +104,7 @@ int ADIOI_EDONIO_Cache_attach(ADIO_File fd)
         ADIOI_EDONIO_Size_set(ef, EDONIO_SIZE_FILE, size);
         ADIOI_EDONIO_Size_set(ef, EDONIO_SIZE_DISK, size);
     }
+    /* Every owner has laid its segment out, and rank 0 has set the size: the cache is open. */
     MPI_Barrier(ef->comm);
     if (!ro_cache_create(fd))
         return ENOMEM;

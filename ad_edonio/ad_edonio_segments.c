@@ -134,9 +134,7 @@ int ADIOI_EDONIO_Segments_create(ADIO_File fd)
         ef->mirror = ADIOI_Malloc(ef->meta_bytes);
     ef->fetch_buf = ADIOI_Malloc(block);
     ef->wb_buf = ADIOI_Malloc(block);
-    /* Nobody touches a segment before its owner has laid it out. */
-    MPI_Barrier(ef->comm);
-    return 1;
+    return 1; /* nobody touches a segment before the caller's barrier (ADIOI_EDONIO_Cache_attach) */
 }
 
 void ADIOI_EDONIO_Segments_free(ADIO_File fd)
