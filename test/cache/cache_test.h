@@ -92,8 +92,9 @@ static inline void ct_extra_hints(MPI_Info info, int first)
     for (int i = first; i < ct_argc; i++) {
         char key[MPI_MAX_INFO_KEY + 1];
         const char *eq = strchr(ct_argv[i], '=');
-        if (eq == NULL || eq == ct_argv[i] || (size_t)(eq - ct_argv[i]) > MPI_MAX_INFO_KEY)
-            continue;
+        if (eq == NULL || eq == ct_argv[i] || (size_t)(eq - ct_argv[i]) > MPI_MAX_INFO_KEY ||
+            strncmp(ct_argv[i], "test_", 5) == 0 || strncmp(ct_argv[i], "expect:", 7) == 0)
+            continue; /* test_NAME=VALUE and expect:KEY=VALUE are the programs' own options */
         memcpy(key, ct_argv[i], (size_t)(eq - ct_argv[i]));
         key[eq - ct_argv[i]] = '\0';
         MPI_Info_set(info, key, eq + 1);

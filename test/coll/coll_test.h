@@ -37,31 +37,6 @@ static inline long long co_opt_ll(const char *name, long long def)
     return v == NULL ? def : strtoll(v, NULL, 10);
 }
 
-/* An info with key/value pairs (NULL-terminated list), then the command line's hints (only the
- * KEY=VALUE arguments that are not test_ options nor expect: checks). */
-static inline MPI_Info co_info(const char *key, ...)
-{
-    MPI_Info info;
-    va_list ap;
-
-    MPI_Info_create(&info);
-    va_start(ap, key);
-    for (const char *k = key; k != NULL; k = va_arg(ap, const char *))
-        MPI_Info_set(info, k, va_arg(ap, const char *));
-    va_end(ap);
-    for (int i = 2; i < ct_argc; i++) {
-        char k[MPI_MAX_INFO_KEY + 1];
-        const char *a = ct_argv[i], *eq = strchr(a, '=');
-        if (eq == NULL || eq == a || (size_t)(eq - a) > MPI_MAX_INFO_KEY ||
-            strncmp(a, "test_", 5) == 0 || strncmp(a, "expect:", 7) == 0)
-            continue;
-        memcpy(k, a, (size_t)(eq - a));
-        k[eq - a] = '\0';
-        MPI_Info_set(info, k, eq + 1);
-    }
-    return info;
-}
-
 /* The hint KEY as given on the command line (last one wins), or def. */
 static inline const char *co_hint(const char *key, const char *def)
 {

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     memset(init, INIT, (size_t)end);
 
     ct_fresh(name);
-    info = co_info("romio_edonio_block_size", "4096", NULL);
+    info = ct_info("romio_edonio_block_size", "4096", NULL);
     fh = co_open(name, MPI_MODE_CREATE | MPI_MODE_RDWR, info, "open");
     if (fh == MPI_FILE_NULL)
         return ct_finish();

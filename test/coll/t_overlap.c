@@ -46,7 +46,7 @@ static void write_file(const char *name, int iter, int atomic, int strided)
     long long lo, hi;
     int sizes[2] = {(int)M, (int)N}, sub[2], starts[2];
     MPI_Datatype filetype, memtype;
-    MPI_Info info = co_info(NULL);
+    MPI_Info info = ct_info(NULL);
     MPI_File fh;
     MPI_Status status;
     unsigned char *buf;

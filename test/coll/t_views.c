@@ -738,7 +738,7 @@ static void run_case(int c, const char *base)
 {
     char name[4096], what[300];
     view_t wv, rv;
-    MPI_Info info = co_info(NULL);
+    MPI_Info info = ct_info(NULL);
     MPI_File fh;
     unsigned char *b;
     int count;
