@@ -11,6 +11,7 @@ packages=(
     mpich libmpich-dev gfortran                # the host MPI, and Fortran for its tests
     libhdf5-mpich-dev                          # the HDF5 test
     valgrind                                   # memcheck of edonio's code
+    fuse3 libfuse3-dev                         # perf/'s emulated parallel file system (pfsemu)
 )
 
 as_root() {
