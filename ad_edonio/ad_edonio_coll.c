@@ -497,17 +497,24 @@ void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dataty
  * ROMIO's FAKE entry points do for independent I/O. (A program that makes another process's
  * MPI_File_iwrite_all wait for a message it sends after its own would hang; doc/design.md.)
  */
+/* A request already complete, for what a blocking call just did (its status's byte count). */
+static void completed(ADIO_File fd, ADIO_Status *status, MPI_Request *request, int *error_code)
+{
+    MPI_Count bytes = 0;
+
+    if (*error_code == MPI_SUCCESS)
+        MPI_Get_elements_x(status, MPI_BYTE, &bytes);
+    MPIO_Completed_request_create(&fd, (MPI_Offset)bytes, error_code, request);
+}
+
 void ADIOI_EDONIO_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
                                     MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                                     MPI_Request *request, int *error_code)
 {
     ADIO_Status status;
-    MPI_Count size;
 
     ADIO_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status, error_code);
-    MPI_Type_size_x(datatype, &size);
-    MPIO_Completed_request_create(&fd, *error_code == MPI_SUCCESS ? (MPI_Offset)count * size : 0,
-                                  error_code, request);
+    completed(fd, &status, request, error_code);
 }
 
 void ADIOI_EDONIO_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
@@ -515,10 +522,7 @@ void ADIOI_EDONIO_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datat
                                    int *error_code)
 {
     ADIO_Status status;
-    MPI_Count size;
 
     ADIO_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status, error_code);
-    MPI_Type_size_x(datatype, &size);
-    MPIO_Completed_request_create(&fd, *error_code == MPI_SUCCESS ? (MPI_Offset)count * size : 0,
-                                  error_code, request);
+    completed(fd, &status, request, error_code);
 }
