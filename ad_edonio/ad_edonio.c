@@ -1,12 +1,11 @@
 /*
  * edonio: the operations table that registers the driver with ROMIO.
  *
- * Entries that edonio does not override use ROMIO's generic code, which reaches the file only
- * through edonio's ReadContig and WriteContig, so every byte goes through the cache. Strided writes
- * use ROMIO's generic path, data sieving under fcntl locks included, as ufs does (its naive path
- * asserts on pieces over 2 GiB). Collective reads and writes go through the blocks' owners
- * (ad_edonio_coll.c), and MPI atomic mode is enforced the way romio_edonio_atomicity says
- * (ad_edonio_atomic.c).
+ * Contiguous and strided reads and writes go through the cache (ad_edonio_io.c; no data sieving:
+ * it would rewrite bytes a request does not cover), collective ones through the blocks' owners
+ * (ad_edonio_io_coll.c), and MPI atomic mode is enforced the way romio_edonio_atomicity says
+ * (ad_edonio_atomic.c). Entries that edonio does not override use ROMIO's generic code, which
+ * reaches the file through these.
  */
 #include "ad_edonio.h"
 #include "adioi.h"
@@ -21,8 +20,8 @@ struct ADIOI_Fns_struct ADIO_EDONIO_operations = {
     ADIOI_GEN_SeekIndividual,   /* SeekIndividual */
     ADIOI_EDONIO_Fcntl,         /* Fcntl */
     ADIOI_EDONIO_SetInfo,       /* SetInfo */
-    ADIOI_GEN_ReadStrided,      /* ReadStrided */
-    ADIOI_GEN_WriteStrided,     /* WriteStrided */
+    ADIOI_EDONIO_ReadStrided,   /* ReadStrided */
+    ADIOI_EDONIO_WriteStrided,  /* WriteStrided */
     ADIOI_EDONIO_Close,         /* Close */
     ADIOI_FAKE_IreadContig,     /* IreadContig: completes at once, through ReadContig */
     ADIOI_FAKE_IwriteContig,    /* IwriteContig: completes at once, through WriteContig */
@@ -39,5 +38,5 @@ struct ADIOI_Fns_struct ADIO_EDONIO_operations = {
     "EDONIO: block cache in the aggregate memory of the processes",
     ADIOI_EDONIO_IreadStridedColl,  /* IreadStridedColl */
     ADIOI_EDONIO_IwriteStridedColl, /* IwriteStridedColl */
-    ADIOI_EDONIO_SetLock            /* SetLock: polls across nodes (ad_edonio_atomic.c) */
+    ADIOI_GEN_SetLock               /* SetLock */
 };

@@ -1,15 +1,12 @@
 /*
  * edonio: the ADIO driver's private declarations.
  *
- * Everything edonio keeps about an open file hangs off fd->fs_ptr as a struct edonio_file; ROMIO's
- * own file structure is left as it is.
- *
- * The cache (design: doc/design.md). The file is a sequence of blocks of block_size bytes; block
- * b is owned by rank b mod P of the file's communicator, and only its owner's segment may hold it,
- * so there is one cached copy of every byte and no coherence to keep. Any process works on any
- * owner's segment itself, under that segment's lock: on one node directly in shared memory, across
- * nodes with passive-target RMA. The owner need not be in MPI for that, so independent I/O needs
- * no polling.
+ * Each open handle (ADIO_File) has a small state of its own in fd->fs_ptr, struct edonio_handle:
+ * its hints, its statistics, and the cache it works through, if any. The cache of a file (struct
+ * edonio_cache, ad_edonio_cache.h) is shared by the handles of that file on this process whose
+ * access it covers: PnetCDF, for one, opens every file on its communicator and again on
+ * MPI_COMM_SELF and writes through both with no sync between. ROMIO's own file structure is left
+ * as it is. Design: doc/design.md.
  */
 #ifndef AD_EDONIO_H_INCLUDED
 #define AD_EDONIO_H_INCLUDED
@@ -17,18 +14,17 @@
 #include <sys/types.h>
 
 #include "adio.h"
-#include "ad_edonio_cache.h"
 
 #define EDONIO_VERSION_KEY       "romio_edonio_version"
 #define EDONIO_ROMIO_VERSION_KEY "romio_edonio_romio_version"
 
-/* Hint defaults (doc/hints.md). */
-#define EDONIO_DEFAULT_BLOCK_SIZE    (64 * 1024)
-#define EDONIO_MIN_BLOCK_SIZE        (4 * 1024)
-#define EDONIO_MAX_BLOCK_SIZE        (64 * 1024 * 1024)
-#define EDONIO_DEFAULT_CACHE_SIZE    (64LL * 1024 * 1024)
-#define EDONIO_DEFAULT_RO_CACHE_SIZE (16LL * 1024 * 1024)
-#define EDONIO_DEFAULT_DIRECT        (1024LL * 1024)
+/* Hint defaults and bounds (doc/hints.md). */
+#define EDONIO_DEFAULT_BLOCK_SIZE        (64 * 1024)
+#define EDONIO_MIN_BLOCK_SIZE            (4 * 1024)
+#define EDONIO_MAX_BLOCK_SIZE            (64 * 1024 * 1024)
+#define EDONIO_DEFAULT_CACHE_SIZE        (64LL * 1024 * 1024)
+#define EDONIO_DEFAULT_REMOTE_CACHE_SIZE (64LL * 1024 * 1024)
+#define EDONIO_DEFAULT_DIRECT            (1024LL * 1024)
 
 /* How MPI atomic mode is enforced (romio_edonio_atomicity; doc/atomicity.md). */
 enum edonio_atomicity {
@@ -39,76 +35,67 @@ enum edonio_atomicity {
 
 /* How collective reads and writes reach the owners (romio_edonio_coll_path). */
 enum edonio_coll_path {
-    EDONIO_COLL_PATH_AUTO,     /* one node: each process itself, in shared memory; else exchange */
+    EDONIO_COLL_PATH_AUTO,     /* each process itself where it reaches the owner, else exchange */
     EDONIO_COLL_PATH_EXCHANGE, /* always the all-to-all exchange with the owners */
 };
 
-/* The hints in effect (the same on every process: rank 0's values win). */
+/* The hints in effect (the same on every process of a cache: rank 0's values win). */
 struct edonio_hints {
-    long long block_size;    /* romio_edonio_block_size */
-    long long cache_size;    /* romio_edonio_cache_size, bytes per process */
-    long long ro_cache_size; /* romio_edonio_ro_cache_size, bytes per process, 0: none */
-    int preload;             /* romio_edonio_preload */
-    int flush_groups;        /* romio_edonio_flush_groups: groups that write back in turn */
+    long long block_size;            /* romio_edonio_block_size */
+    long long cache_size;            /* romio_edonio_cache_size, bytes per process (a ceiling) */
+    long long remote_cache_size;     /* romio_edonio_remote_cache_size, bytes per process */
+    long long direct_threshold;      /* romio_edonio_direct_threshold, bytes; 0: never */
+    int preload;                     /* romio_edonio_preload */
+    int flush_groups;                /* romio_edonio_flush_groups: groups that write back in turn */
+    int shared_memory;               /* romio_edonio_shared_memory: 0 = every process a node */
     enum edonio_atomicity atomicity; /* romio_edonio_atomicity */
     enum edonio_coll_path coll_path; /* romio_edonio_coll_path */
-    int keep_window;                 /* romio_edonio_keep_window */
-    long long direct_threshold;      /* romio_edonio_direct_threshold, bytes; 0: never */
 };
 
-/* What edonio did to one open file on one process (summed over processes at close). */
+/* What edonio did for one handle on one process (summed over processes at close). */
 struct edonio_stats {
-    long long hits;           /* block pieces found in an owner's cache */
+    long long hits;           /* block pieces found cached (own node's segments) */
     long long misses;         /* block pieces not found */
     long long evictions;      /* blocks dropped to make room */
-    long long writebacks;     /* dirty blocks written back */
-    long long ro_hits;        /* pieces served by the read-only data cache */
+    long long writebacks;     /* dirty blocks written back (each once per write-back) */
+    long long remote_hits;    /* pieces of other nodes' blocks served by this node's copies */
     long long fs_reads;       /* read operations issued to the file system */
     long long fs_writes;      /* write operations issued to the file system */
     long long fs_read_bytes;  /* bytes those reads asked for */
     long long fs_write_bytes; /* bytes those writes asked for */
-    long long coll_rounds;    /* exchange rounds of collective reads and writes */
+    long long coll_rounds;    /* exchange rounds of collective calls (deliveries included) */
     long long coll_phases;    /* graph_coloring: colour phases of atomic collective writes */
     long long direct;         /* whole blocks of large requests moved without the cache */
+    long long delivered;      /* bytes of other nodes' blocks delivered to their owners */
+    long long mem_mapped;     /* bytes of cache memory this process laid out (address space) */
+    long long mem_touched;    /* bytes of cache memory this process's blocks have used */
 };
 
-/* How this process reaches the owners' segments. */
-enum edonio_access {
-    EDONIO_ACCESS_NONE,   /* no cache: the file goes straight to the file system */
-    EDONIO_ACCESS_SHARED, /* all processes on one node: load/store in shared memory */
-    EDONIO_ACCESS_RMA,    /* several nodes: passive-target RMA on the segments' window */
+struct edonio_cache;
+
+/* Per-handle state of an open edonio file (fd->fs_ptr). */
+struct edonio_handle {
+    struct edonio_hints hints;   /* in effect: the cache's shape for a handle that shares one */
+    struct edonio_stats stats;   /* this handle's counters on this process */
+    struct edonio_cache *cache;  /* the cache this handle works through; NULL: the file system */
+    int collective;              /* the handle's processes are the cache's: collective calls
+                                  * reach every owner (else it is a one-process handle sharing
+                                  * a larger cache, and its collective calls act locally) */
+    int made;                    /* this handle made the cache: its close closes it */
+    long long asked_cache_size;  /* the memory hints as asked (hints: as the node can give) */
+    long long asked_remote_size;
+    int opened;                  /* the collective open is done (the state is complete) */
 };
 
-/* Per-process state of one open edonio file (fd->fs_ptr). */
-struct edonio_file {
-    int rank;                      /* this process in fd->comm */
-    int nprocs;                    /* processes that opened the file */
-    struct edonio_hints hints;     /* in effect */
-    struct edonio_stats stats;     /* this process's counters */
-    enum edonio_access access;     /* how segments are reached */
-    MPI_Comm comm;                 /* edonio's own duplicate of fd->comm */
-    MPI_Win win;                   /* every process's segment */
-    MPI_Win size_win;              /* RMA: the file's size, at rank 0 */
-    size_t win_bytes;              /* each process's part of win */
-    struct edonio_segment **seg;   /* SHARED: each owner's segment, mapped here */
-    struct edonio_segment *mine;   /* this process's own segment */
-    struct edonio_segment *mirror; /* RMA: a copy of one owner's metadata while it is held */
-    size_t meta_bytes;             /* a segment's metadata (header, slots, hash) */
-    unsigned char *fetch_buf;      /* one block, for reads from the file system */
-    unsigned char *wb_buf;         /* one block, for write-back of a segment reached by RMA */
-    struct edonio_segment *ro;     /* read-only data cache of remote blocks, or NULL */
-    int opened;                    /* the collective open is done (the state is complete) */
-    struct edonio_file *primary;   /* an alias: the handle whose cache this one shares */
-    dev_t dev;                     /* the file's identity, to find other handles of it */
-    ino_t ino;
-    struct edonio_file *next_open;  /* this process's primaries (ad_edonio_alias.c) */
-    struct edonio_file *next_alias; /* primary: its first alias; alias: the next one */
-};
-
-static inline struct edonio_file *edonio_state(ADIO_File fd)
+static inline struct edonio_handle *edonio_handle(ADIO_File fd)
 {
-    return (struct edonio_file *)fd->fs_ptr;
+    return (struct edonio_handle *)fd->fs_ptr;
 }
+
+/* The handle's cache, or NULL when its I/O goes to the file system. */
+struct edonio_cache *ADIOI_EDONIO_Cache_of(ADIO_File fd);
+/* Bytes one process sends per round of a collective pass (cb_buffer_size, at least a block). */
+ADIO_Offset ADIOI_EDONIO_Coll_budget(ADIO_File fd);
 
 /* Operations table entries (ad_edonio_*.c). */
 void ADIOI_EDONIO_Open(ADIO_File fd, int *error_code);
@@ -120,6 +107,12 @@ void ADIOI_EDONIO_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype da
 void ADIOI_EDONIO_WriteContig(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
                               int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                               int *error_code);
+void ADIOI_EDONIO_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                              int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                              int *error_code);
+void ADIOI_EDONIO_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                               int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                               int *error_code);
 void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
                                    MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                                    ADIO_Status *status, int *error_code);
@@ -137,49 +130,18 @@ void ADIOI_EDONIO_Flush(ADIO_File fd, int *error_code);
 void ADIOI_EDONIO_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
 void ADIOI_EDONIO_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
 int ADIOI_EDONIO_Feature(ADIO_File fd, int flag);
-int ADIOI_EDONIO_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
-                         ADIO_Offset len);
 
-/* The segments (ad_edonio_segments.c). */
-int ADIOI_EDONIO_Segments_create(ADIO_File fd);
-void ADIOI_EDONIO_Segments_free(ADIO_File fd);
-int ADIOI_EDONIO_Pool_take(struct edonio_file *ef, size_t bytes, void **base);
-int ADIOI_EDONIO_Pool_park(struct edonio_file *ef, size_t bytes);
-struct edonio_segment *ADIOI_EDONIO_Acquire(struct edonio_file *ef, int owner);
-void ADIOI_EDONIO_Release(struct edonio_file *ef, int owner, int modified);
-unsigned char *ADIOI_EDONIO_Slot_ptr(struct edonio_file *ef, int owner, int32_t slot);
-void ADIOI_EDONIO_Slot_get(struct edonio_file *ef, int owner, int32_t slot, uint32_t off, void *buf,
-                           uint32_t len);
-void ADIOI_EDONIO_Slot_put(struct edonio_file *ef, int owner, int32_t slot, uint32_t off,
-                           const void *buf, uint32_t len);
-ADIO_Offset ADIOI_EDONIO_Size_get(struct edonio_file *ef, int which);
-void ADIOI_EDONIO_Size_max(struct edonio_file *ef, int which, ADIO_Offset end);
-void ADIOI_EDONIO_Size_set(struct edonio_file *ef, int which, ADIO_Offset size);
-
-/* The cache's I/O (ad_edonio_cache_io.c). */
-int ADIOI_EDONIO_Cache_read(ADIO_File fd, void *buf, ADIO_Offset off, ADIO_Offset len,
-                            ADIO_Offset *got);
-int ADIOI_EDONIO_Cache_write(ADIO_File fd, const void *buf, ADIO_Offset off, ADIO_Offset len);
-int ADIOI_EDONIO_Cache_flush_mine(ADIO_File fd, int drop);
-int ADIOI_EDONIO_Cache_flush_grouped(ADIO_File fd, int drop);
-int ADIOI_EDONIO_Cache_owner_io(ADIO_File fd, const int64_t *piece, int64_t n, char *data,
-                                int writing);
-void ADIOI_EDONIO_Cache_trim_mine(ADIO_File fd, ADIO_Offset size);
-int ADIOI_EDONIO_Cache_preload(ADIO_File fd);
-int ADIOI_EDONIO_Cache_attach(ADIO_File fd);
-void ADIOI_EDONIO_Cache_detach(ADIO_File fd, int always, int *error_code);
-void ADIOI_EDONIO_Cache_rebuild(ADIO_File fd, const struct edonio_hints *h, int *error_code);
-
-/* Several handles of one file in one process (ad_edonio_alias.c). */
-int ADIOI_EDONIO_Alias_attach(ADIO_File fd);
-void ADIOI_EDONIO_Alias_register(struct edonio_file *ef);
-void ADIOI_EDONIO_Alias_unregister(struct edonio_file *ef);
-void ADIOI_EDONIO_Alias_detach(struct edonio_file *ef);
-void ADIOI_EDONIO_Cache_trim_all(ADIO_File fd, ADIO_Offset size);
+/* Collective: fill the owners' free slots from the smallest file pointer on (ad_edonio_open.c). */
+int ADIOI_EDONIO_Preload(ADIO_File fd);
 
 /* Helpers (ad_edonio_common.c, ad_edonio_hints.c, ad_edonio_stats.c). */
 int ADIOI_EDONIO_Err(const char *myname, const char *filename, int my_errno);
-void ADIOI_EDONIO_Agree(MPI_Comm comm, int *error_code);
+int ADIOI_EDONIO_Agree(MPI_Comm comm, const char *myname, const char *filename, int my_errno);
+int ADIOI_EDONIO_Agree_flag(MPI_Comm comm, const char *myname, const char *filename, int my_errno,
+                            int flag, int *any);
+int ADIOI_EDONIO_Agree_max(MPI_Comm comm, const char *myname, const char *filename, int my_errno,
+                           long long value, long long *max);
+int ADIOI_EDONIO_Lock_range(int fd_sys, int type, ADIO_Offset start, ADIO_Offset len);
 void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h);
 void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h);
 void ADIOI_EDONIO_Stats_report(ADIO_File fd);

@@ -11,12 +11,18 @@
  *   its colour; then the processes of each colour write in turn, one exchange per colour.
  * - locking: each process takes a byte-range lock over its whole extent and writes its pieces
  *   itself, the way ROMIO does it; kept as a baseline.
+ *
+ * Independent atomic reads and writes take ROMIO's byte-range lock over their extent. So that a
+ * collective call never interleaves with them (no read sees half a write, either way), rank 0
+ * holds a byte-range lock over the union of the call's extents while the call moves data
+ * (ADIOI_EDONIO_Atomic_lock); the locking method needs none, its own locks do that.
+ * Across nodes atomic mode caches nothing (ad_edonio_fcntl.c): owners write what they receive
+ * straight to the file and forget it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ad_edonio_coll.h"
@@ -72,10 +78,10 @@ static void edges_unique(struct edonio_edges *e)
  * The pieces one round brought to this owner (count[p] int64 words from process p at displ[p]):
  * sort them by offset and sweep, each against the ones still open where it starts.
  */
-void ADIOI_EDONIO_Edges_find(struct edonio_edges *edges, const int64_t *hdr, const int *count,
-                             const int *displ, int nprocs)
+void ADIOI_EDONIO_Edges_find(struct edonio_edges *edges, const int64_t *hdr, const MPI_Count *count,
+                             const MPI_Aint *displ, int nprocs)
 {
-    int n = 0, open = 0;
+    int64_t n = 0, open = 0;
     struct span *s;
 
     for (int p = 0; p < nprocs; p++)
@@ -85,14 +91,14 @@ void ADIOI_EDONIO_Edges_find(struct edonio_edges *edges, const int64_t *hdr, con
     s = ADIOI_Malloc((size_t)n * sizeof(*s));
     n = 0;
     for (int p = 0; p < nprocs; p++)
-        for (int k = displ[p]; k < displ[p] + count[p]; k += 2)
+        for (MPI_Aint k = displ[p]; k < displ[p] + (MPI_Aint)count[p]; k += 2)
             s[n++] = (struct span){hdr[k], hdr[k] + hdr[k + 1], p};
     qsort(s, (size_t)n, sizeof(*s), by_start);
     /* s[0, open) are the spans still open, compacted in place as the sweep goes. */
-    for (int k = 0; k < n; k++) {
+    for (int64_t k = 0; k < n; k++) {
         struct span cur = s[k];
-        int keep = 0;
-        for (int j = 0; j < open; j++) {
+        int64_t keep = 0;
+        for (int64_t j = 0; j < open; j++) {
             if (s[j].hi <= cur.lo)
                 continue; /* closed before cur starts */
             if (s[j].src != cur.src)
@@ -132,55 +138,61 @@ static int colour_graph(struct edonio_edges *e, int *colour, int nprocs)
 }
 
 /* Collective: every process's colour, from the pairs each owner found. Returns the colours. */
-static int colour_processes(struct edonio_file *ef, struct edonio_edges *mine, int *colour)
+static int colour_processes(const struct edonio_pass *pass, struct edonio_edges *mine, int *colour)
 {
-    int nprocs = ef->nprocs, mywords = 2 * mine->n, ncolours = 1;
+    int nprocs = pass->cache->nprocs, rank = pass->cache->rank, mywords = 2 * mine->n;
+    int ncolours = 1;
     int *words = NULL, *displ = NULL;
     struct edonio_edges all = {NULL, 0, 0};
 
-    if (ef->rank == 0) {
+    if (rank == 0) {
         words = ADIOI_Malloc(2 * (size_t)nprocs * sizeof(int));
         displ = words + nprocs;
     }
-    MPI_Gather(&mywords, 1, MPI_INT, words, 1, MPI_INT, 0, ef->comm);
-    if (ef->rank == 0) {
+    MPI_Gather(&mywords, 1, MPI_INT, words, 1, MPI_INT, 0, pass->comm);
+    if (rank == 0) {
         displ[0] = 0;
         for (int p = 1; p < nprocs; p++)
             displ[p] = displ[p - 1] + words[p - 1];
         all.n = all.cap = (displ[nprocs - 1] + words[nprocs - 1]) / 2;
         all.pair = ADIOI_Malloc(2 * (size_t)all.n * sizeof(int) + 1);
     }
-    MPI_Gatherv(mine->pair, mywords, MPI_INT, all.pair, words, displ, MPI_INT, 0, ef->comm);
-    if (ef->rank == 0) {
+    MPI_Gatherv(mine->pair, mywords, MPI_INT, all.pair, words, displ, MPI_INT, 0, pass->comm);
+    if (rank == 0) {
         ncolours = colour_graph(&all, colour, nprocs);
         ADIOI_Free(all.pair);
         ADIOI_Free(words);
     }
-    MPI_Bcast(colour, nprocs, MPI_INT, 0, ef->comm);
+    MPI_Bcast(colour, nprocs, MPI_INT, 0, pass->comm);
     for (int p = 0; p < nprocs; p++)
         if (colour[p] + 1 > ncolours)
             ncolours = colour[p] + 1;
     return ncolours;
 }
 
-/* Collective: the overlap graph, its colouring, then one write pass per colour. errno or 0. */
-int ADIOI_EDONIO_Coloured_write(ADIO_File fd, struct edonio_req *req)
+/*
+ * Collective: the overlap graph, its colouring, then one write pass per colour (pass: how each
+ * write pass ends at the owners). errno or 0.
+ */
+int ADIOI_EDONIO_Coloured_write(const struct edonio_pass *pass, struct edonio_req *req)
 {
-    struct edonio_file *ef = edonio_state(fd);
     struct edonio_edges edges = {NULL, 0, 0};
-    int *colour = ADIOI_Calloc((size_t)ef->nprocs, sizeof(int)), ncolours, err;
+    struct edonio_pass detect = *pass;
+    int *colour = ADIOI_Calloc((size_t)pass->cache->nprocs, sizeof(int)), ncolours, err;
 
-    err = ADIOI_EDONIO_Coll_run(fd, req, 1, EDONIO_COLL_DETECT, &edges);
+    detect.op = EDONIO_COLL_DETECT;
+    detect.edges = &edges;
+    err = ADIOI_EDONIO_Coll_run(&detect, req, 1, NULL);
     ADIOI_EDONIO_Req_rewind(req);
-    ncolours = colour_processes(ef, &edges, colour);
+    ncolours = colour_processes(pass, &edges, colour);
     if (edges.pair != NULL)
         ADIOI_Free(edges.pair);
     for (int c = 0; c < ncolours; c++) {
-        int e = ADIOI_EDONIO_Coll_run(fd, req, colour[ef->rank] == c, EDONIO_COLL_WRITE, NULL);
+        int e = ADIOI_EDONIO_Coll_run(pass, req, colour[pass->cache->rank] == c, NULL);
         if (e && !err)
             err = e;
     }
-    ef->stats.coll_phases += ncolours;
+    pass->st->coll_phases += ncolours;
     ADIOI_Free(colour);
     return err;
 }
@@ -198,43 +210,46 @@ int ADIOI_EDONIO_Locked_io(ADIO_File fd, struct edonio_req *req, int writing)
 
     if (req->bytes == 0)
         return 0;
-    if (writing)
-        ADIOI_WRITE_LOCK(fd, req->start, SEEK_SET, extent);
-    else
-        ADIOI_READ_LOCK(fd, req->start, SEEK_SET, extent);
-    err = ADIOI_EDONIO_Req_independent(fd, req, writing);
-    ADIOI_UNLOCK(fd, req->start, SEEK_SET, extent);
+    err = ADIOI_EDONIO_Lock_range(fd->fd_sys, writing ? F_WRLCK : F_RDLCK, req->start, extent);
+    if (err == 0) {
+        err = ADIOI_EDONIO_Req_independent(ADIOI_EDONIO_Cache_of(fd), &edonio_handle(fd)->stats,
+                                           ADIOI_EDONIO_Coll_budget(fd), req, writing);
+        ADIOI_EDONIO_Lock_range(fd->fd_sys, F_UNLCK, req->start, extent);
+    }
     return err;
 }
 
 /*
- * Byte-range locks (the SetLock entry: ROMIO's atomic mode and data sieving, and locking above).
- * Across nodes, the process waiting for a lock must keep serving the RMA that its owner's
- * segment receives, or the holder, which may need that segment to finish, never releases:
- * so it polls (try the lock, let MPI progress, wait a little) instead of blocking in fcntl.
+ * Collective, in atomic mode: rank 0 takes a byte-range lock (F_WRLCK or F_RDLCK) over the union
+ * of every process's extent, so that independent atomic I/O, which locks its own extent, happens
+ * wholly before or wholly after the call. Everyone waits until it holds it. Returns the length
+ * locked (0: none) for ADIOI_EDONIO_Atomic_unlock.
  */
-int ADIOI_EDONIO_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
-                         ADIO_Offset len)
+ADIO_Offset ADIOI_EDONIO_Atomic_lock(ADIO_File fd, const struct edonio_req *req, int type,
+                                     ADIO_Offset *start)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    struct flock lock;
-    const struct timespec pause = {0, 50 * 1000};
-    int flag;
+    long long mine[2] = {req->bytes > 0 ? req->start : EDONIO_COLL_NONE,
+                         req->bytes > 0 ? -req->end : 0},
+              all[2];
+    int rank;
 
-    if (len == 0)
-        return MPI_SUCCESS;
-    if (ef == NULL || ef->access != EDONIO_ACCESS_RMA || cmd != F_SETLKW)
-        return ADIOI_GEN_SetLock(fd, cmd, type, offset, whence, len);
-    memset(&lock, 0, sizeof(lock));
-    lock.l_type = (short)type;
-    lock.l_whence = (short)whence;
-    lock.l_start = (off_t)offset;
-    lock.l_len = (off_t)len;
-    while (fcntl(fd->fd_sys, F_SETLK, &lock) != 0) {
-        if (errno != EAGAIN && errno != EACCES && errno != EINTR)
-            return ADIOI_EDONIO_Err("ADIOI_EDONIO_SETLOCK", fd->filename, errno);
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ef->comm, &flag, MPI_STATUS_IGNORE);
-        nanosleep(&pause, NULL);
-    }
-    return MPI_SUCCESS;
+    MPI_Comm_rank(fd->comm, &rank);
+    MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MIN, fd->comm);
+    if (all[0] == EDONIO_COLL_NONE)
+        return 0;
+    *start = all[0];
+    if (rank == 0 && ADIOI_EDONIO_Lock_range(fd->fd_sys, type, *start, -all[1] - *start) != 0)
+        MPI_Abort(fd->comm, 1); /* fcntl locks that fail leave no atomicity to offer */
+    MPI_Barrier(fd->comm);
+    return -all[1] - *start;
+}
+
+/* After the call's agreement (everyone is done): rank 0 lets the lock go. */
+void ADIOI_EDONIO_Atomic_unlock(ADIO_File fd, ADIO_Offset start, ADIO_Offset len)
+{
+    int rank;
+
+    MPI_Comm_rank(fd->comm, &rank);
+    if (len > 0 && rank == 0)
+        ADIOI_EDONIO_Lock_range(fd->fd_sys, F_UNLCK, start, len);
 }

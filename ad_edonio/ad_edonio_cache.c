@@ -1,257 +1,247 @@
 /*
- * edonio: one owner's block cache (see ad_edonio_cache.h): hash index, LRU list, dirty extents.
+ * edonio: the cache object of a file (ad_edonio_cache.h): made collectively at open, shared by the
+ * handles of the file on this process that it covers, rebuilt in place by MPI_File_set_info, taken
+ * down when the last handle lets it go.
+ *
+ * Sharing. A handle opened on the cache's processes, or on this process alone (PnetCDF's second
+ * handle on MPI_COMM_SELF), shares the cache when the cache covers its access: a handle that
+ * writes needs a writable cache. Otherwise it gets a cache of its own, and MPI's rule for several
+ * handles applies between the two (MPI_File_sync between conflicting accesses). When the
+ * processes that made the cache close it (the handle that made it, on every process), every byte
+ * is written back and the cache is closed; handles still sharing it go to the file system, which
+ * is then up to date.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "ad_edonio_cache.h"
+#include "ad_edonio_flush.h"
+#include "adioi.h"
+#include "glue.h"
 
-static size_t align8(size_t n)
+static struct edonio_cache *caches; /* this process's, most recent first */
+
+/* What each process contributes to the open's one exchange. */
+struct record {
+    struct edonio_peer peer;   /* peer.err: errno of making its memory */
+    struct edonio_hints hints; /* rank 0's are the cache's */
+    int32_t open_class;        /* MPI error class of its open of the file, 0 when it worked */
+    int32_t sharing;           /* it found a cache of the file to share */
+};
+
+static struct edonio_cache *cache_new(MPI_Comm comm, int fd_sys, const char *filename,
+                                      int writable, const struct edonio_hints *hints)
 {
-    return (n + 7) & ~(size_t)7;
-}
+    struct edonio_cache *c = calloc(1, sizeof(*c));
+    struct stat st;
 
-static int32_t buckets_for(int32_t nslots)
-{
-    int32_t n = 1;
-    while (n < 2 * nslots)
-        n <<= 1;
-    return n;
-}
-
-struct edonio_piece edonio_piece_at(int64_t pos, int64_t left, uint32_t block_size)
-{
-    struct edonio_piece p;
-
-    p.block = pos / block_size;
-    p.lo = (uint32_t)(pos - p.block * (int64_t)block_size);
-    p.hi = left < (int64_t)(block_size - p.lo) ? p.lo + (uint32_t)left : block_size;
-    return p;
-}
-
-size_t edonio_segment_size(int32_t nslots, uint32_t block_size)
-{
-    size_t size = align8(sizeof(struct edonio_segment));
-    size += align8((size_t)nslots * sizeof(struct edonio_slot));
-    size += align8((size_t)buckets_for(nslots) * sizeof(int32_t));
-    return size + (size_t)nslots * block_size;
-}
-
-static int32_t *buckets(struct edonio_segment *seg)
-{
-    return (int32_t *)((char *)seg + seg->buckets_offset);
-}
-
-struct edonio_slot *edonio_slot_at(struct edonio_segment *seg, int32_t slot)
-{
-    return (struct edonio_slot *)((char *)seg + seg->slots_offset) + slot;
-}
-
-unsigned char *edonio_slot_data(struct edonio_segment *seg, int32_t slot)
-{
-    return (unsigned char *)seg + seg->data_offset + (size_t)slot * seg->block_size;
-}
-
-struct edonio_segment *edonio_segment_init(void *mem, int32_t nslots, uint32_t block_size)
-{
-    struct edonio_segment *seg = mem;
-
-    memset(seg, 0, sizeof(*seg));
-    atomic_init(&seg->lock, 0);
-    atomic_init(&seg->sizes[EDONIO_SIZE_FILE], 0);
-    atomic_init(&seg->sizes[EDONIO_SIZE_DISK], 0);
-    seg->nslots = nslots;
-    seg->nbuckets = buckets_for(nslots);
-    seg->block_size = block_size;
-    seg->slots_offset = align8(sizeof(*seg));
-    seg->buckets_offset = seg->slots_offset + align8((size_t)nslots * sizeof(struct edonio_slot));
-    seg->data_offset = seg->buckets_offset + align8((size_t)seg->nbuckets * sizeof(int32_t));
-    seg->lru_head = seg->lru_tail = EDONIO_NO_SLOT;
-    for (int32_t i = 0; i < seg->nbuckets; i++)
-        buckets(seg)[i] = EDONIO_NO_SLOT;
-    /* All slots free, chained through lru_next. */
-    for (int32_t i = 0; i < nslots; i++) {
-        struct edonio_slot *s = edonio_slot_at(seg, i);
-        memset(s, 0, sizeof(*s));
-        s->block = -1;
-        s->lru_prev = s->hash_next = EDONIO_NO_SLOT;
-        s->lru_next = i + 1 < nslots ? i + 1 : EDONIO_NO_SLOT;
+    if (c == NULL)
+        return NULL;
+    c->hints = *hints;
+    c->fd_sys = fd_sys;
+    c->filename = strdup(filename);
+    c->writable = writable;
+    c->node.memfd = -1;
+    c->refs = 1;
+    if (fd_sys >= 0 && fstat(fd_sys, &st) == 0) {
+        c->dev = st.st_dev;
+        c->ino = st.st_ino;
     }
-    seg->free_head = nslots > 0 ? 0 : EDONIO_NO_SLOT;
-    return seg;
+    MPI_Comm_group(comm, &c->group);
+    MPI_Comm_rank(comm, &c->rank);
+    MPI_Comm_size(comm, &c->nprocs);
+    return c;
 }
 
-static int32_t bucket_of(const struct edonio_segment *seg, int64_t block)
+static void cache_free(struct edonio_cache *c)
 {
-    /* Blocks of one owner are b, b + P, b + 2P...: mix the bits so they spread. */
-    uint64_t h = (uint64_t)block * 0x9E3779B97F4A7C15ull;
-    return (int32_t)(h >> 32) & (seg->nbuckets - 1);
+    ADIOI_EDONIO_Node_detach(c);
+    free(c->fetch_buf);
+    if (c->group != MPI_GROUP_NULL)
+        MPI_Group_free(&c->group);
+    free(c->filename);
+    free(c);
 }
 
-int32_t edonio_lookup(struct edonio_segment *seg, int64_t block)
-{
-    int32_t i = buckets(seg)[bucket_of(seg, block)];
+/* How a collective step ended: the first process that failed, and how. */
+struct outcome {
+    int failed;     /* its rank, or -1 */
+    int err;        /* its errno, or 0 */
+    int open_class; /* or the class of its failed open */
+    int sharing;    /* every process found the same cache to share */
+};
 
-    while (i != EDONIO_NO_SLOT && edonio_slot_at(seg, i)->block != block)
-        i = edonio_slot_at(seg, i)->hash_next;
-    return i;
+static struct outcome outcome_of(const struct record *all, int nprocs)
+{
+    struct outcome o = {-1, 0, 0, 1};
+
+    for (int r = 0; r < nprocs; r++) {
+        o.sharing &= all[r].sharing != 0;
+        if (o.failed < 0 && (all[r].peer.err != 0 || all[r].open_class != 0)) {
+            o.failed = r;
+            o.err = all[r].peer.err;
+            o.open_class = all[r].open_class;
+        }
+    }
+    return o;
 }
 
-static void lru_unlink(struct edonio_segment *seg, int32_t slot)
+/*
+ * Collective: this process's memory, the exchange of records, then (unless every process shares
+ * a cache already, or one failed) the segments and the node with rank 0's hints.
+ */
+static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_class, int sharing)
 {
-    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    struct record mine, *all = calloc((size_t)c->nprocs, sizeof(*all));
+    struct edonio_peer *peers = calloc((size_t)c->nprocs, sizeof(*peers));
+    struct outcome o;
 
-    if (s->lru_prev != EDONIO_NO_SLOT)
-        edonio_slot_at(seg, s->lru_prev)->lru_next = s->lru_next;
-    else
-        seg->lru_head = s->lru_next;
-    if (s->lru_next != EDONIO_NO_SLOT)
-        edonio_slot_at(seg, s->lru_next)->lru_prev = s->lru_prev;
-    else
-        seg->lru_tail = s->lru_prev;
-    s->lru_prev = s->lru_next = EDONIO_NO_SLOT;
+    memset(&mine, 0, sizeof(mine));
+    mine.hints = c->hints;
+    mine.open_class = open_class;
+    mine.sharing = sharing;
+    if (all == NULL || peers == NULL)
+        MPI_Abort(comm, ENOMEM); /* cannot take part in the exchange */
+    if (open_class == 0 && !sharing)
+        mine.peer.err = ADIOI_EDONIO_Node_prepare(c, &mine.peer);
+    MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, comm);
+    o = outcome_of(all, c->nprocs);
+    if (o.failed < 0 && !o.sharing) {
+        c->hints = all[0].hints;
+        for (int r = 0; r < c->nprocs; r++) {
+            peers[r] = all[r].peer;
+            c->nodes_apart |= all[r].peer.key != all[0].peer.key;
+        }
+        ADIOI_EDONIO_Node_attach(c, peers);
+        c->fetch_buf = malloc((size_t)c->hints.block_size); /* NULL: allocated when needed */
+    }
+    free(peers);
+    free(all);
+    return o;
 }
 
-static void lru_push_head(struct edonio_segment *seg, int32_t slot)
+/*
+ * Collective, when some process failed: the error every process returns, of the failure's class;
+ * the failing process returns its own, the others its message (one broadcast, only on failure).
+ */
+static int failure_code(const struct edonio_cache *c, MPI_Comm comm, struct outcome o, int my_code)
 {
-    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    char text[MPI_MAX_ERROR_STRING] = "", msg[MPI_MAX_ERROR_STRING + 64];
+    int code = my_code, cls = o.open_class, len = 0;
 
-    s->lru_prev = EDONIO_NO_SLOT;
-    s->lru_next = seg->lru_head;
-    if (seg->lru_head != EDONIO_NO_SLOT)
-        edonio_slot_at(seg, seg->lru_head)->lru_prev = slot;
-    seg->lru_head = slot;
-    if (seg->lru_tail == EDONIO_NO_SLOT)
-        seg->lru_tail = slot;
+    if (o.failed == c->rank && code == MPI_SUCCESS)
+        code = ADIOI_EDONIO_Err("ADIOI_EDONIO_OPENCOLL", c->filename, o.err);
+    if (o.failed == c->rank) {
+        MPI_Error_string(code, text, &len);
+        MPI_Error_class(code, &cls);
+    }
+    MPI_Bcast(text, sizeof(text), MPI_CHAR, o.failed, comm);
+    MPI_Bcast(&cls, 1, MPI_INT, o.failed, comm);
+    if (o.failed == c->rank)
+        return code;
+    text[sizeof(text) - 1] = '\0';
+    snprintf(msg, sizeof(msg), "failed on process %d: %s", o.failed, text);
+    return edonio_error_code(cls, msg);
 }
 
-void edonio_touch(struct edonio_segment *seg, int32_t slot)
+int ADIOI_EDONIO_Cache_open(MPI_Comm comm, int open_code, int fd_sys, const char *filename,
+                            int writable, const struct edonio_hints *hints,
+                            struct edonio_cache *found, struct edonio_cache **cache)
 {
-    if (seg->lru_head == slot)
+    struct edonio_cache *c = cache_new(comm, fd_sys, filename, writable, hints);
+    int open_class = 0;
+    struct outcome o;
+
+    *cache = NULL;
+    if (c == NULL)
+        MPI_Abort(comm, ENOMEM);
+    if (open_code != MPI_SUCCESS)
+        MPI_Error_class(open_code, &open_class);
+    o = attach(c, comm, open_class ? open_class : MPI_SUCCESS, found != NULL);
+    if (o.failed >= 0) {
+        int code = failure_code(c, comm, o, open_code);
+        cache_free(c);
+        return code;
+    }
+    if (o.sharing) {
+        cache_free(c);
+        found->refs++;
+        *cache = found;
+        return MPI_SUCCESS;
+    }
+    c->next = caches;
+    caches = c;
+    *cache = c;
+    return MPI_SUCCESS;
+}
+
+struct edonio_cache *ADIOI_EDONIO_Cache_find(int fd_sys, MPI_Comm comm, int writes, int *same_group)
+{
+    struct edonio_cache *found = NULL;
+    MPI_Group group;
+    struct stat st;
+    int size, same;
+
+    if (fstat(fd_sys, &st) != 0)
+        return NULL;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_group(comm, &group);
+    for (struct edonio_cache *c = caches; c != NULL && found == NULL; c = c->next) {
+        if (c->dev != st.st_dev || c->ino != st.st_ino || c->fd_sys < 0 || (writes && !c->writable))
+            continue;
+        MPI_Group_compare(c->group, group, &same);
+        *same_group = same == MPI_IDENT;
+        if (*same_group || size == 1)
+            found = c;
+    }
+    MPI_Group_free(&group);
+    return found;
+}
+
+static void unlink_cache(struct edonio_cache *c)
+{
+    struct edonio_cache **p;
+
+    for (p = &caches; *p != NULL && *p != c; p = &(*p)->next)
+        ;
+    if (*p != NULL)
+        *p = c->next;
+}
+
+void ADIOI_EDONIO_Cache_close(struct edonio_cache *c)
+{
+    unlink_cache(c);
+    ADIOI_EDONIO_Node_detach(c);
+    c->fd_sys = -1;
+}
+
+void ADIOI_EDONIO_Cache_release(struct edonio_cache *c)
+{
+    if (--c->refs > 0)
         return;
-    lru_unlink(seg, slot);
-    lru_push_head(seg, slot);
+    unlink_cache(c);
+    cache_free(c);
 }
 
-int32_t edonio_insert(struct edonio_segment *seg, int64_t block)
+int ADIOI_EDONIO_Cache_rebuild(struct edonio_cache *c, MPI_Comm comm, struct edonio_stats *st,
+                               const struct edonio_hints *hints)
 {
-    int32_t slot = seg->free_head, b;
-    struct edonio_slot *s;
+    static char myname[] = "ADIOI_EDONIO_SETINFO";
+    struct edonio_flush f = {comm, st, 16LL << 20, 1, EDONIO_FLUSH_CLOSE, myname};
+    int code = ADIOI_EDONIO_Flush_all(c, &f);
 
-    if (slot == EDONIO_NO_SLOT)
-        return EDONIO_NO_SLOT;
-    s = edonio_slot_at(seg, slot);
-    seg->free_head = s->lru_next;
-    s->block = block;
-    s->flags = 0;
-    s->ndirty = 0;
-    b = bucket_of(seg, block);
-    s->hash_next = buckets(seg)[b];
-    buckets(seg)[b] = slot;
-    lru_push_head(seg, slot);
-    seg->nused++;
-    return slot;
-}
-
-int32_t edonio_victim(const struct edonio_segment *seg)
-{
-    return seg->lru_tail;
-}
-
-static void hash_unlink(struct edonio_segment *seg, int32_t slot)
-{
-    int32_t *link = &buckets(seg)[bucket_of(seg, edonio_slot_at(seg, slot)->block)];
-
-    while (*link != slot)
-        link = &edonio_slot_at(seg, *link)->hash_next;
-    *link = edonio_slot_at(seg, slot)->hash_next;
-}
-
-void edonio_remove(struct edonio_segment *seg, int32_t slot)
-{
-    struct edonio_slot *s = edonio_slot_at(seg, slot);
-
-    hash_unlink(seg, slot);
-    lru_unlink(seg, slot);
-    s->block = -1;
-    s->flags = 0;
-    s->ndirty = 0;
-    s->hash_next = EDONIO_NO_SLOT;
-    s->lru_next = seg->free_head;
-    seg->free_head = slot;
-    seg->nused--;
-}
-
-/* Merge [lo, hi) into the sorted, disjoint extents (touching extents merge too). */
-int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi)
-{
-    struct edonio_extent merged = {lo, hi}, out[EDONIO_MAX_EXTENTS + 1];
-    uint32_t n = 0, i = 0;
-
-    if (lo >= hi)
-        return 0;
-    while (i < s->ndirty && s->dirty[i].hi < lo)
-        out[n++] = s->dirty[i++];
-    while (i < s->ndirty && s->dirty[i].lo <= hi) {
-        merged.lo = s->dirty[i].lo < merged.lo ? s->dirty[i].lo : merged.lo;
-        merged.hi = s->dirty[i].hi > merged.hi ? s->dirty[i].hi : merged.hi;
-        i++;
-    }
-    out[n++] = merged;
-    while (i < s->ndirty)
-        out[n++] = s->dirty[i++];
-    if (n > EDONIO_MAX_EXTENTS) {
-        if (!(s->flags & EDONIO_SLOT_VALID))
-            return -1;
-        /* Every byte is known: the hull writes back nothing that differs from the file. */
-        out[0].hi = out[n - 1].hi;
-        n = 1;
-    }
-    memcpy(s->dirty, out, n * sizeof(out[0]));
-    s->ndirty = n;
-    return 0;
-}
-
-void edonio_mark_valid(struct edonio_slot *s)
-{
-    s->flags |= EDONIO_SLOT_VALID;
-    if (s->ndirty > 1) {
-        s->dirty[0].hi = s->dirty[s->ndirty - 1].hi;
-        s->ndirty = 1;
-    }
-}
-
-void edonio_dirty_clear(struct edonio_slot *s)
-{
-    s->ndirty = 0;
-}
-
-int edonio_readable(const struct edonio_slot *s, uint32_t lo, uint32_t hi)
-{
-    if (s->flags & EDONIO_SLOT_VALID)
-        return 1;
-    for (uint32_t i = 0; i < s->ndirty; i++)
-        if (s->dirty[i].lo <= lo && hi <= s->dirty[i].hi)
-            return 1;
-    return lo >= hi;
-}
-
-void edonio_truncate_slot(struct edonio_segment *seg, int32_t slot, uint32_t keep)
-{
-    struct edonio_slot *s = edonio_slot_at(seg, slot);
-    uint32_t n = 0;
-
-    if (keep == 0) {
-        edonio_remove(seg, slot);
-        return;
-    }
-    for (uint32_t i = 0; i < s->ndirty; i++) {
-        if (s->dirty[i].lo >= keep)
-            break;
-        s->dirty[n] = s->dirty[i];
-        if (s->dirty[n].hi > keep)
-            s->dirty[n].hi = keep;
-        n++;
-    }
-    s->ndirty = n;
-    s->flags &= ~(uint32_t)EDONIO_SLOT_VALID;
+    if (code != MPI_SUCCESS)
+        return code; /* the dirty bytes stay, in the old shape */
+    ADIOI_EDONIO_Node_detach(c);
+    free(c->fetch_buf);
+    c->fetch_buf = NULL;
+    c->hints = *hints;
+    c->nodes_apart = 0;
+    struct outcome o = attach(c, comm, 0, 0);
+    if (o.failed < 0)
+        return MPI_SUCCESS;
+    ADIOI_EDONIO_Cache_close(c); /* no cache: its handles go to the file system */
+    return failure_code(c, comm, o, MPI_SUCCESS);
 }

@@ -1,129 +1,209 @@
 /*
- * edonio: one owner's block cache, as a self-contained structure in one piece of memory.
+ * edonio: the cache of one file, shared by the handles of that file on this process.
  *
- * Block b of a file is cached only by its owner, rank b mod P. Each owner's cache is a segment:
- * a header, the slot table, a hash index and the slots' data, addressed by offsets and indices
- * only (no pointers), so that it can live in a shared-memory window and be worked on directly by
- * every process of the node, or be read and written with RMA from other nodes.
+ * The file is a sequence of blocks; block b belongs to rank b mod P of the processes that opened
+ * the file (the cache's group), and only its owner caches it: one dirty copy of every byte, so no
+ * coherence protocol. Each process has two segments (ad_edonio_segment.h) in memory of its own
+ * (a memfd) that the processes of its node map:
  *
- * A slot holds one block. Its bytes are valid either all (VALID: fetched from the file or entirely
- * written) or only in its dirty extents (written since the slot was taken, never fetched). Dirty
- * extents are kept sorted and disjoint, at most EDONIO_MAX_EXTENTS of them; when a write would need
- * more, the caller fetches the block, which makes it VALID, and the extents collapse into one.
+ *   own     the blocks it owns;
+ *   remote  blocks owned on other nodes, for the processes of this node: copies read from the
+ *           file, and the bytes written to them, kept until the next collective point.
  *
- * Nothing here locks, does I/O, talks to MPI or touches a slot's data: the caller holds the
- * segment's lock, moves the data and does the file-system operations (ad_edonio_segments.c,
- * ad_edonio_cache_io.c). So the same code works on a segment in shared memory and on a local copy
- * of a remote segment's metadata, and is testable on its own (test/unit/t_cache.c).
+ * A piece of block b goes to one segment on this node (ADIOI_EDONIO_Node_hold): the owner's own
+ * segment when the owner is on this node, else one of this node's remote segments. Both are
+ * worked on the same way, in shared memory, by whoever needs them; no process ever waits for
+ * another to answer, so a process that computes outside MPI delays nobody. The network is used
+ * only at collective calls, where every process is inside MPI anyway: there the remote segments'
+ * dirty bytes are delivered to their owners (ad_edonio_net.c). Why MPI allows each deferral:
+ * doc/design.md.
+ *
+ * Files:
+ *   ad_edonio_cache.c     the object: create (collective), share, rebuild, release
+ *   ad_edonio_node.c      the shared-memory way: memory, the node's processes, locks, the size
+ *   ad_edonio_net.c       the network way: delivery of remote segments to the owners
+ *   ad_edonio_cache_io.c  reads and writes through the segments, write-back, trim, preload
  */
 #ifndef AD_EDONIO_CACHE_H_INCLUDED
 #define AD_EDONIO_CACHE_H_INCLUDED
 
-#include <stdatomic.h>
-#include <stddef.h>
-#include <stdint.h>
+#include <sys/types.h>
 
-#define EDONIO_MAX_EXTENTS 8
-#define EDONIO_NO_SLOT     (-1)
+#include "ad_edonio.h"
+#include "ad_edonio_segment.h"
 
-enum edonio_size_kind {
-    EDONIO_SIZE_FILE = 0, /* the file's size: every byte written, cached or not */
-    EDONIO_SIZE_DISK = 1, /* how far the file system's copy reaches: nothing to read past it */
+/* What a process publishes at open, so that the processes of its node can map its segments. */
+struct edonio_peer {
+    uint64_t key;    /* its node: processes with equal keys share memory */
+    uint64_t cookie; /* the identity of its segments */
+    uint64_t bytes;  /* how much memory it laid out */
+    int32_t pid;     /* its memory is /proc/<pid>/fd/<memfd> */
+    int32_t memfd;
+    int32_t err;     /* errno of its part of the open, 0 when it worked */
+    int32_t pad;
 };
 
-enum edonio_slot_flags {
-    EDONIO_SLOT_VALID = 1u << 0, /* every byte of the block is known (fetched or written) */
+/* The processes of this node that this process reaches, and their segments (ad_edonio_node.c). */
+struct edonio_node {
+    int n;                          /* processes mapped, this one included */
+    int me;                         /* this process's index among them */
+    int *rank;                      /* [n] their ranks in the cache's group, ascending */
+    int *index;                     /* [nprocs] rank -> index, or -1: reached over the network */
+    struct edonio_segment **own;    /* [n] their own segments */
+    struct edonio_segment **remote; /* [n] their remote segments */
+    void **map;                     /* [n] their memory, mapped here */
+    size_t *bytes;                  /* [n] its size */
+    _Atomic int64_t *size;          /* the file's size as this node knows it */
+    int memfd;                      /* this process's memory */
+    uint64_t key, cookie;
 };
 
-struct edonio_extent {
-    uint32_t lo, hi; /* [lo, hi) within the block */
+/* The cache of one file (see above). */
+struct edonio_cache {
+    struct edonio_hints hints; /* its shape and behaviour: rank 0's at open */
+    int fd_sys;                /* the descriptor its file-system operations use */
+    char *filename;            /* for messages */
+    dev_t dev;                 /* the file's identity, for handles opened later */
+    ino_t ino;
+    int writable;              /* opened for writing: handles that write may share it */
+    MPI_Group group;           /* the processes that opened the file */
+    int rank, nprocs;          /* this process in the group */
+    int nodes_apart;           /* some processes of the group are on other nodes (the same on
+                                * every process: remote segments are delivered at collective
+                                * points) */
+    int bypass;                /* MPI atomic mode across nodes: nothing is cached */
+    ADIO_Offset fits;          /* the file system can hold a file this long (checked) */
+    struct edonio_node node;
+    unsigned char *fetch_buf;  /* one block, for reads from the file into a partly written slot */
+    int refs;                  /* handles that point here; fd_sys < 0 once closed */
+    struct edonio_cache *next; /* this process's caches (ad_edonio_cache.c) */
 };
 
-struct edonio_slot {
-    int64_t block;     /* block number, or -1 when the slot is free */
-    int32_t lru_prev;  /* more recently used neighbour, or EDONIO_NO_SLOT */
-    int32_t lru_next;  /* less recently used neighbour, or EDONIO_NO_SLOT */
-    int32_t hash_next; /* next slot in the same hash bucket, or EDONIO_NO_SLOT */
-    uint32_t flags;    /* enum edonio_slot_flags */
-    uint32_t ndirty;   /* dirty extents in use */
-    uint32_t pad;
-    struct edonio_extent dirty[EDONIO_MAX_EXTENTS];
-};
-
-struct edonio_segment {
-    atomic_int lock;          /* taken by whoever works on this segment (ad_edonio_segments.c) */
-    _Atomic int64_t sizes[2]; /* in rank 0's segment, on one node: the file's size, and how far
-                                * the file on disk reaches (EDONIO_SIZE_*) */
-    int32_t nslots;           /* slots in this segment */
-    int32_t nbuckets;         /* hash buckets, a power of two */
-    int32_t lru_head;         /* most recently used slot, or EDONIO_NO_SLOT */
-    int32_t lru_tail;         /* least recently used slot, or EDONIO_NO_SLOT */
-    int32_t free_head;        /* a free slot (chained through lru_next), or EDONIO_NO_SLOT */
-    int32_t nused;            /* slots holding a block */
-    uint32_t block_size;      /* bytes per block, a power of two */
-    uint64_t slots_offset;    /* from the segment's start */
-    uint64_t buckets_offset;
-    uint64_t data_offset; /* slot i's data at data_offset + i * block_size; before it: metadata */
-};
-
-/* The ownership map: block b of the file belongs to rank b mod nprocs (EDONIO's wrap mapping). */
-static inline int edonio_owner(int64_t block, int nprocs)
-{
-    return (int)(block % nprocs);
-}
-
-/* The first block this rank owns at or after block 'from'. */
-static inline int64_t edonio_first_owned(int64_t from, int rank, int nprocs)
-{
-    return from + ((rank - edonio_owner(from, nprocs)) % nprocs + nprocs) % nprocs;
-}
-
-/* A request's piece at byte 'pos' of the file, 'left' bytes to go: its block and [lo, hi). */
-struct edonio_piece {
-    int64_t block;
-    uint32_t lo, hi;
-};
-struct edonio_piece edonio_piece_at(int64_t pos, int64_t left, uint32_t block_size);
-
-/* Bytes a segment of nslots blocks of block_size bytes needs. */
-size_t edonio_segment_size(int32_t nslots, uint32_t block_size);
-/* Lay out an empty segment in mem (edonio_segment_size bytes, 8-byte aligned). */
-struct edonio_segment *edonio_segment_init(void *mem, int32_t nslots, uint32_t block_size);
-
-struct edonio_slot *edonio_slot_at(struct edonio_segment *seg, int32_t slot);
-unsigned char *edonio_slot_data(struct edonio_segment *seg, int32_t slot);
-
-/* The slot holding block, or EDONIO_NO_SLOT. */
-int32_t edonio_lookup(struct edonio_segment *seg, int64_t block);
-/* Make slot the most recently used. */
-void edonio_touch(struct edonio_segment *seg, int32_t slot);
-/*
- * A free slot for block, most recently used, with no valid byte; EDONIO_NO_SLOT when the cache is
- * full. Its data is left as it was: no byte of it is readable until written or fetched.
- */
-int32_t edonio_insert(struct edonio_segment *seg, int64_t block);
-/* The slot to evict when the cache is full: the least recently used. */
-int32_t edonio_victim(const struct edonio_segment *seg);
-/* Forget slot's block and free the slot (its dirty bytes must be written back first). */
-void edonio_remove(struct edonio_segment *seg, int32_t slot);
+/* ---------------------------------------------------------------- the object (ad_edonio_cache.c) */
 
 /*
- * Record that [lo, hi) of the slot's block was written. Returns 0, or -1 when the extent does not
- * fit (too many extents in a block that is not VALID): fetch the block, mark it VALID with
- * edonio_mark_valid, and call again.
+ * Collective over comm, right after every process opened the file (open_code: how that went here):
+ * in one exchange, every process learns how the others' opens went, and the cache of the file is
+ * made with rank 0's hints, unless every process found one to share (found, from
+ * ADIOI_EDONIO_Cache_find). Returns an MPI error code, the same class on every process (the
+ * process that failed returns its own); on error *cache is NULL.
  */
-int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi);
-/* The block was fetched: every byte is known; dirty extents collapse into their hull. */
-void edonio_mark_valid(struct edonio_slot *s);
-/* Clean after write-back. */
-void edonio_dirty_clear(struct edonio_slot *s);
-/* Is [lo, hi) entirely readable from the slot (VALID, or inside one dirty extent)? */
-int edonio_readable(const struct edonio_slot *s, uint32_t lo, uint32_t hi);
+int ADIOI_EDONIO_Cache_open(MPI_Comm comm, int open_code, int fd_sys, const char *filename,
+                            int writable, const struct edonio_hints *hints,
+                            struct edonio_cache *found, struct edonio_cache **cache);
 /*
- * The file shrank to end inside this block at byte 'keep' (0 drops the block): dirty extents are
- * cut there, and the block is no longer VALID, so bytes before 'keep' that were not written are
- * read again from the (truncated) file and bytes after it read as zeros.
+ * A cache of this file that a handle on comm may share: its processes are comm's, or comm is one
+ * process; and it covers the access (writable when the handle writes). Local. NULL when none.
  */
-void edonio_truncate_slot(struct edonio_segment *seg, int32_t slot, uint32_t keep);
+struct edonio_cache *ADIOI_EDONIO_Cache_find(int fd_sys, MPI_Comm comm, int writes, int *same_group);
+/*
+ * Its processes close the cache (every dirty byte written back): handles still sharing it go to the
+ * file system from now on (ADIOI_EDONIO_Cache_of). Then, or for a handle that shares it, one
+ * handle less: the last one frees it.
+ */
+void ADIOI_EDONIO_Cache_close(struct edonio_cache *c);
+void ADIOI_EDONIO_Cache_release(struct edonio_cache *c);
+/* Collective over the cache's processes: the same cache in a new shape (written back first). */
+int ADIOI_EDONIO_Cache_rebuild(struct edonio_cache *c, MPI_Comm comm, struct edonio_stats *st,
+                               const struct edonio_hints *hints);
+
+/* ---------------------------------------------------------------- the node (ad_edonio_node.c) */
+
+/*
+ * Before the open's exchange of records: this process's memory, sized by its own hints (all that
+ * can fail is done here). errno or 0.
+ */
+int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me);
+/*
+ * After it, with the cache's hints (rank 0's): lay out this process's segments in its memory and
+ * map the node's other processes. Cannot fail: a process that cannot be mapped is reached over
+ * the network.
+ */
+void ADIOI_EDONIO_Node_attach(struct edonio_cache *c, const struct edonio_peer *all);
+void ADIOI_EDONIO_Node_detach(struct edonio_cache *c);
+/* The segment that caches block on this node, locked; and unlocked. */
+struct edonio_segment *ADIOI_EDONIO_Node_hold(struct edonio_cache *c, int64_t block);
+void ADIOI_EDONIO_Node_release(struct edonio_segment *seg);
+void ADIOI_EDONIO_Node_lock(struct edonio_segment *seg);
+/* This process's segments. */
+struct edonio_segment *ADIOI_EDONIO_Node_own(struct edonio_cache *c);
+struct edonio_segment *ADIOI_EDONIO_Node_remote(struct edonio_cache *c);
+/* Does this process reach rank's segments in memory? */
+int ADIOI_EDONIO_Node_reaches(const struct edonio_cache *c, int rank);
+/* The file's size as this node knows it: read, raise to at least end, set. */
+ADIO_Offset ADIOI_EDONIO_Size_get(struct edonio_cache *c);
+void ADIOI_EDONIO_Size_max(struct edonio_cache *c, ADIO_Offset end);
+void ADIOI_EDONIO_Size_set(struct edonio_cache *c, ADIO_Offset size);
+/* Bytes of cache memory this process laid out, and used. */
+void ADIOI_EDONIO_Node_memory(struct edonio_cache *c, long long *mapped, long long *touched);
+
+/* ---------------------------------------------------------------- I/O (ad_edonio_cache_io.c) */
+
+/*
+ * Can the file hold [off, off + len)? Checked before any block arithmetic: EINVAL for a negative
+ * offset, EOVERFLOW when the end overflows an MPI_Offset, EFBIG past the largest file the file
+ * system holds; 0 when it can.
+ */
+int ADIOI_EDONIO_Cache_check(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len);
+/* Read up to len bytes at off; *got is what the file holds there (less at its end). errno or 0. */
+int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,
+                            ADIO_Offset off, ADIO_Offset len, ADIO_Offset *got);
+int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
+                             ADIO_Offset off, ADIO_Offset len);
+/*
+ * At the owner, in a collective call: n pieces (offset, length) of blocks this process owns, each
+ * within one block, their bytes one after the other in data, applied in order under one hold of
+ * its own segment. A read past the file's end gives zeros. With 'blocks', the block of each piece
+ * written is appended there (*nblocks grows). errno of the first failure; the rest is still done.
+ */
+int ADIOI_EDONIO_Cache_apply(struct edonio_cache *c, struct edonio_stats *st, const int64_t *piece,
+                             int64_t n, char *data, int writing, int64_t *blocks,
+                             int64_t *nblocks);
+/* Write back these blocks of this process's own segment now (sorted, repeats allowed). */
+int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_stats *st,
+                                         int64_t *blocks, int64_t n, int drop);
+/*
+ * Write back every dirty block of this process's own segment, in file order; with 'drop', forget
+ * the clean ones too (MPI_File_sync: the next read sees what others wrote). errno of the first
+ * failure; what cannot be written stays dirty, for a later sync.
+ */
+int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stats *st, int drop);
+/*
+ * Write every dirty byte this process reaches to the file itself: the node's own segments and
+ * remote segments (a one-process handle's sync or close on a larger cache); with 'drop', forget
+ * their clean blocks too. errno or 0.
+ */
+int ADIOI_EDONIO_Cache_write_back_reachable(struct edonio_cache *c, struct edonio_stats *st,
+                                            int drop);
+/* Forget this process's remote segment (its dirty bytes must have been delivered). */
+void ADIOI_EDONIO_Cache_forget_remote(struct edonio_cache *c);
+/* Does this process's remote segment hold dirty bytes? */
+int ADIOI_EDONIO_Cache_remote_dirty(struct edonio_cache *c);
+/*
+ * For the delivery: the dirty extents of this process's remote segment, in file order (offsets,
+ * lengths in the same allocation as *off, and where their bytes are; free *off and *where), the
+ * segment held until ADIOI_EDONIO_Cache_remote_done, which lets them go if they were delivered.
+ * The count, or -1 when out of memory.
+ */
+int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **off,
+                                         ADIO_Offset **len, char ***where);
+void ADIOI_EDONIO_Cache_remote_done(struct edonio_cache *c, int delivered);
+/* The file now ends at size: cut this process's segments (every reachable one with 'all'). */
+void ADIOI_EDONIO_Cache_trim(struct edonio_cache *c, ADIO_Offset size, int all);
+/* Collective: fill this process's free slots with the blocks it owns from byte 'from' on. */
+int ADIOI_EDONIO_Cache_preload(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset from);
+
+/* ---------------------------------------------------------------- the network (ad_edonio_net.c) */
+
+/*
+ * Collective over the cache's processes: every process's remote segment delivers its dirty bytes
+ * to their owners, which keep them (or, with 'through', write the blocks that received them now,
+ * so that their writers read them from the file). Delivered bytes leave the remote segments; if
+ * any owner could not take its share, every remote segment keeps its bytes for the next time.
+ * budget: bytes a process sends per round. errno of this process's failure, or 0 (the caller
+ * makes everyone agree).
+ */
+int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edonio_stats *st,
+                             ADIO_Offset budget, int through);
 
 #endif /* AD_EDONIO_CACHE_H_INCLUDED */

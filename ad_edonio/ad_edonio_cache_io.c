@@ -1,31 +1,41 @@
 /*
  * edonio: reads and writes through the block cache.
  *
- * A request is cut at block boundaries into pieces; each piece goes to its block's owner
- * (block mod P). Holding the owner's segment, the process finds the block's slot or takes one,
- * evicting the least recently used block (written back first if dirty), fetches the block from the
- * file when bytes it needs were never written here, and copies the piece in or out. All file-system
- * operations are whole blocks or dirty extents: few, large and aligned.
+ * A request is cut at block boundaries into pieces; each piece goes to the segment that caches its
+ * block on this node (the owner's, or one of the node's remote segments: ADIOI_EDONIO_Node_hold),
+ * and the same code serves both. Holding the segment, the process finds the block's slot or takes
+ * one (evicting a block if need be), fetches the block from the file when bytes it needs are
+ * neither written nor fetched, and copies the piece in or out.
+ *
+ * What reaches the file: a write-back writes exactly the dirty extents, never fetched bytes, so
+ * bytes that another node wrote to the file directly cannot be overwritten with stale ones. A
+ * block written whole is one aligned operation. A block whose extents are full is written back
+ * before it takes another. When no slot can be had (every candidate's write-back failed), reads
+ * and writes go to the file themselves, and the error of a write-back stays with its block, which
+ * stays dirty for a later sync.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "ad_edonio.h"
+#include "ad_edonio_cache.h"
 #include "adioi.h"
+
+enum { EVICT_SCAN = 16 }; /* candidates looked at for a clean block before writing one back */
 
 /* ------------------------------------------------------------------ file-system operations */
 
 /* pread until len bytes or end of file; bytes past the end are zeros. Returns 0 or an errno. */
-static int fs_read(ADIO_File fd, void *buf, size_t len, ADIO_Offset off)
+static int fs_read(struct edonio_cache *c, struct edonio_stats *st, void *buf, size_t len,
+                   ADIO_Offset off)
 {
-    struct edonio_file *ef = edonio_state(fd);
     size_t done = 0;
 
-    ef->stats.fs_reads++;
+    st->fs_reads++;
     while (done < len) {
-        ssize_t n = pread(fd->fd_sys, (char *)buf + done, len - done, off + (off_t)done);
+        ssize_t n = pread(c->fd_sys, (char *)buf + done, len - done, off + (off_t)done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -34,21 +44,21 @@ static int fs_read(ADIO_File fd, void *buf, size_t len, ADIO_Offset off)
             break;
         done += (size_t)n;
     }
-    ef->stats.fs_read_bytes += (long long)done;
+    st->fs_read_bytes += (long long)done;
     memset((char *)buf + done, 0, len - done);
     return 0;
 }
 
 /* pwrite all of it. Returns 0 or an errno (a write that makes no progress is ENOSPC). */
-static int fs_write(ADIO_File fd, const void *buf, size_t len, ADIO_Offset off)
+static int fs_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf, size_t len,
+                    ADIO_Offset off)
 {
-    struct edonio_file *ef = edonio_state(fd);
     size_t done = 0;
 
-    ef->stats.fs_writes++;
-    ef->stats.fs_write_bytes += (long long)len;
+    st->fs_writes++;
+    st->fs_write_bytes += (long long)len;
     while (done < len) {
-        ssize_t n = pwrite(fd->fd_sys, (const char *)buf + done, len - done, off + (off_t)done);
+        ssize_t n = pwrite(c->fd_sys, (const char *)buf + done, len - done, off + (off_t)done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -60,516 +70,594 @@ static int fs_write(ADIO_File fd, const void *buf, size_t len, ADIO_Offset off)
     return 0;
 }
 
-/* ------------------------------------------------------------------ one block */
-
-static ADIO_Offset block_start(struct edonio_file *ef, int64_t block)
+static ADIO_Offset block_start(const struct edonio_cache *c, int64_t block)
 {
-    return (ADIO_Offset)block * ef->hints.block_size;
+    return (ADIO_Offset)block * c->hints.block_size;
 }
 
-/* Write [lo, hi) of a held slot to the file. */
-static int write_range(ADIO_File fd, int owner, int32_t slot, int64_t block, uint32_t lo,
-                       uint32_t hi)
-{
-    struct edonio_file *ef = edonio_state(fd);
-    unsigned char *ptr = ADIOI_EDONIO_Slot_ptr(ef, owner, slot);
+/* ------------------------------------------------------------------ one block, held */
 
-    if (ptr == NULL) {
-        ADIOI_EDONIO_Slot_get(ef, owner, slot, lo, ef->wb_buf, hi - lo);
-        ptr = ef->wb_buf - lo;
-    }
-    int err = fs_write(fd, ptr + lo, hi - lo, block_start(ef, block) + lo);
-    if (err == 0)
-        ADIOI_EDONIO_Size_max(ef, EDONIO_SIZE_DISK, block_start(ef, block) + hi);
-    return err;
-}
-
-/*
- * Write a held slot's dirty bytes back: a VALID block in one aligned operation (up to the end of
- * the file), otherwise each dirty extent on its own, so bytes nobody wrote are not clobbered.
- * On failure the block stays dirty, for a later sync to retry.
- */
-static int write_back(ADIO_File fd, struct edonio_segment *seg, int owner, int32_t slot)
+/* Write a held slot's dirty extents to the file, exactly; clean on success. */
+static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
+                      int32_t slot)
 {
-    struct edonio_file *ef = edonio_state(fd);
     struct edonio_slot *s = edonio_slot_at(seg, slot);
+    unsigned char *data = edonio_slot_data(seg, slot);
+    ADIO_Offset start = block_start(c, s->block);
     int err = 0;
 
     if (s->ndirty == 0)
         return 0;
-    if (s->flags & EDONIO_SLOT_VALID) {
-        ADIO_Offset left = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_FILE) - block_start(ef, s->block);
-        uint32_t hi = left < seg->block_size ? (uint32_t)(left > 0 ? left : 0) : seg->block_size;
-        if (hi < s->dirty[s->ndirty - 1].hi)
-            hi = s->dirty[s->ndirty - 1].hi;
-        err = write_range(fd, owner, slot, s->block, 0, hi);
-    } else {
-        for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
-            err = write_range(fd, owner, slot, s->block, s->dirty[i].lo, s->dirty[i].hi);
-    }
+    for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
+        err = fs_write(c, st, data + s->dirty[i].lo, s->dirty[i].hi - s->dirty[i].lo,
+                       start + s->dirty[i].lo);
     if (err == 0) {
         edonio_dirty_clear(s);
-        ef->stats.writebacks++;
+        st->writebacks++;
     }
     return err;
 }
 
-/* Read a held slot's block from the file into every byte that was not written here. */
-static int fetch(ADIO_File fd, struct edonio_segment *seg, int owner, int32_t slot)
+/* Read a held slot's block from the file into every byte not written here; it becomes VALID. */
+static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
+                 int32_t slot)
 {
-    struct edonio_file *ef = edonio_state(fd);
     struct edonio_slot *s = edonio_slot_at(seg, slot);
-    uint32_t at = 0;
+    unsigned char *data = edonio_slot_data(seg, slot);
+    uint32_t bs = seg->block_size, at = 0;
     int err;
 
-    /* Only what the file system has: past its end, a block is zeros (EDONIO left garbage). */
-    ADIO_Offset on_disk = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_DISK) - block_start(ef, s->block);
-    size_t len = on_disk <= 0 ? 0 : on_disk < seg->block_size ? (size_t)on_disk : seg->block_size;
-    memset(ef->fetch_buf + len, 0, seg->block_size - len);
-    if (len > 0 && (err = fs_read(fd, ef->fetch_buf, len, block_start(ef, s->block))) != 0)
-        return err;
-    for (uint32_t i = 0; i <= s->ndirty; i++) {
-        uint32_t end = i < s->ndirty ? s->dirty[i].lo : seg->block_size;
-        if (end > at)
-            ADIOI_EDONIO_Slot_put(ef, owner, slot, at, ef->fetch_buf + at, end - at);
-        if (i < s->ndirty)
-            at = s->dirty[i].hi;
+    if (s->ndirty == 0) { /* nothing to keep: straight into the slot */
+        err = fs_read(c, st, data, bs, block_start(c, s->block));
+    } else {
+        if (c->fetch_buf == NULL && (c->fetch_buf = malloc(bs)) == NULL)
+            return ENOMEM;
+        err = fs_read(c, st, c->fetch_buf, bs, block_start(c, s->block));
+        for (uint32_t i = 0; err == 0 && i <= s->ndirty; i++) {
+            uint32_t end = i < s->ndirty ? s->dirty[i].lo : bs;
+            if (end > at)
+                memcpy(data + at, c->fetch_buf + at, end - at);
+            if (i < s->ndirty)
+                at = s->dirty[i].hi;
+        }
     }
-    edonio_mark_valid(s);
+    if (err == 0)
+        edonio_mark_valid(s);
+    return err;
+}
+
+/*
+ * Free a slot of a full segment: a clean block among the least recently used if there is one,
+ * else the least recently used dirty block that can be written back. errno when none can.
+ */
+static int make_room(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg)
+{
+    int32_t v = edonio_victim(seg);
+    int err = ENOSPC;
+
+    for (int k = 0; v != EDONIO_NO_SLOT && k < EVICT_SCAN; k++, v = edonio_newer(seg, v))
+        if (edonio_slot_at(seg, v)->ndirty == 0)
+            goto evict;
+    for (v = edonio_victim(seg); v != EDONIO_NO_SLOT; v = edonio_newer(seg, v)) {
+        int e = write_back(c, st, seg, v);
+        if (e == 0)
+            goto evict;
+        err = e; /* it stays dirty, for a later sync: try the next one */
+    }
+    return err;
+evict:
+    edonio_remove(seg, v);
+    st->evictions++;
     return 0;
 }
 
-/* The slot of a held segment that holds block, taking (and if need be evicting) one. */
-static int slot_for(ADIO_File fd, struct edonio_segment *seg, int owner, int64_t block,
-                    int32_t *slot)
+/* The slot of a held segment that holds block, taking (and if need be freeing) one. errno or 0. */
+static int slot_for(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
+                    int64_t block, int32_t *slot)
 {
-    struct edonio_file *ef = edonio_state(fd);
     int err;
 
     *slot = edonio_lookup(seg, block);
     if (*slot != EDONIO_NO_SLOT) {
-        ef->stats.hits++;
+        st->hits++;
+        if (!ADIOI_EDONIO_Node_reaches(c, edonio_owner(block, c->nprocs)))
+            st->remote_hits++; /* a copy of another node's block */
         edonio_touch(seg, *slot);
         return 0;
     }
-    ef->stats.misses++;
+    st->misses++;
     *slot = edonio_insert(seg, block);
     if (*slot != EDONIO_NO_SLOT)
         return 0;
-    int32_t victim = edonio_victim(seg);
-    err = write_back(fd, seg, owner, victim);
-    if (err)
+    if ((err = make_room(c, st, seg)) != 0)
         return err;
-    edonio_remove(seg, victim);
-    ef->stats.evictions++;
     *slot = edonio_insert(seg, block);
-    return 0;
+    return *slot == EDONIO_NO_SLOT ? ENOMEM : 0;
 }
 
-/* ------------------------------------------------------------------ the read-only data cache */
-
-/* A remote block of a read-only file, from this process's own read-only cache. */
-static int ro_lookup(struct edonio_file *ef, int64_t block, uint32_t lo, uint32_t hi, void *out)
+/* Read [lo, hi) of block from a held segment (or, without a slot, from the file). */
+static int read_held(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
+                     int64_t block, uint32_t lo, uint32_t hi, void *out)
 {
     int32_t slot;
+    int err = 0;
 
-    if (ef->ro == NULL || edonio_owner(block, ef->nprocs) == ef->rank)
-        return 0;
-    slot = edonio_lookup(ef->ro, block);
-    if (slot == EDONIO_NO_SLOT)
-        return 0;
-    edonio_touch(ef->ro, slot);
-    memcpy(out, edonio_slot_data(ef->ro, slot) + lo, hi - lo);
-    ef->stats.ro_hits++;
-    return 1;
+    if (slot_for(c, st, seg, block, &slot) != 0) /* not cached: the file has every byte */
+        return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
+    if (!edonio_readable(edonio_slot_at(seg, slot), lo, hi))
+        err = fetch(c, st, seg, slot);
+    if (err == 0)
+        memcpy(out, edonio_slot_data(seg, slot) + lo, hi - lo);
+    return err;
 }
 
-/* Keep a copy of a whole (VALID) remote block read from its owner. */
-static void ro_keep(struct edonio_file *ef, int owner, int32_t owner_slot, int64_t block)
+/* Write [lo, hi) of block into a held segment (or, without a slot, to the file). */
+static int write_held(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
+                      int64_t block, uint32_t lo, uint32_t hi, const void *in)
 {
     int32_t slot;
+    int err;
 
-    if (ef->ro == NULL || owner == ef->rank)
-        return;
-    slot = edonio_insert(ef->ro, block);
-    if (slot == EDONIO_NO_SLOT) {
-        edonio_remove(ef->ro, edonio_victim(ef->ro)); /* never dirty: just drop it */
-        slot = edonio_insert(ef->ro, block);
+    if (slot_for(c, st, seg, block, &slot) != 0)
+        return fs_write(c, st, in, hi - lo, block_start(c, block) + lo);
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    if (edonio_dirty_add(s, lo, hi) != 0) { /* extents full: write them back first */
+        if ((err = write_back(c, st, seg, slot)) != 0)
+            return err;
+        edonio_dirty_add(s, lo, hi);
     }
-    ADIOI_EDONIO_Slot_get(ef, owner, owner_slot, 0, edonio_slot_data(ef->ro, slot),
-                          ef->ro->block_size);
+    memcpy(edonio_slot_data(seg, slot) + lo, in, hi - lo);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ pieces */
 
-/* Read [lo, hi) of block from its owner's segment, held. */
-static int read_held(ADIO_File fd, struct edonio_segment *seg, int owner, int64_t block,
-                     uint32_t lo, uint32_t hi, void *out)
+static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block, uint32_t lo,
+                      uint32_t hi, char *out)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    int32_t slot;
-    int err = slot_for(fd, seg, owner, block, &slot);
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
+    int err = read_held(c, st, seg, block, lo, hi, out);
 
-    if (err)
-        return err;
-    struct edonio_slot *s = edonio_slot_at(seg, slot);
-    /* The read-only cache keeps whole blocks, so fetch the whole block for it. */
-    int whole = ef->ro != NULL && owner != ef->rank;
-    if (!edonio_readable(s, lo, hi) || (whole && !(s->flags & EDONIO_SLOT_VALID)))
-        err = fetch(fd, seg, owner, slot);
-    if (err == 0) {
-        ADIOI_EDONIO_Slot_get(ef, owner, slot, lo, out, hi - lo);
-        if (whole)
-            ro_keep(ef, owner, slot, block);
-    }
+    ADIOI_EDONIO_Node_release(seg);
     return err;
 }
 
-/* Write [lo, hi) of block into its owner's segment, held. */
-static int write_held(ADIO_File fd, struct edonio_segment *seg, int owner, int64_t block,
-                      uint32_t lo, uint32_t hi, const void *in)
+static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block,
+                       uint32_t lo, uint32_t hi, char *in)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    int32_t slot;
-    int err = slot_for(fd, seg, owner, block, &slot);
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
+    int err = write_held(c, st, seg, block, lo, hi, in);
 
-    if (err)
-        return err;
-    struct edonio_slot *s = edonio_slot_at(seg, slot);
-    if (edonio_dirty_add(s, lo, hi) != 0) {
-        /* Too many separate extents: fetch the rest of the block, then one extent does. */
-        err = fetch(fd, seg, owner, slot);
-        if (err == 0)
-            edonio_dirty_add(s, lo, hi);
-    }
-    if (err == 0)
-        ADIOI_EDONIO_Slot_put(ef, owner, slot, lo, in, hi - lo);
+    ADIOI_EDONIO_Node_release(seg);
     return err;
 }
 
-static int read_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, void *out)
+/* Is block cached on this node? (The segment is held only for the look.) */
+static int cached(struct edonio_cache *c, int64_t block)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    int owner = edonio_owner(block, ef->nprocs), err;
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
+    int found = edonio_lookup(seg, block) != EDONIO_NO_SLOT;
 
-    if (ro_lookup(ef, block, lo, hi, out))
-        return 0;
-    err = read_held(fd, ADIOI_EDONIO_Acquire(ef, owner), owner, block, lo, hi, out);
-    ADIOI_EDONIO_Release(ef, owner, 1);
-    return err;
-}
-
-static int write_piece(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, const void *in)
-{
-    struct edonio_file *ef = edonio_state(fd);
-    int owner = edonio_owner(block, ef->nprocs);
-    int err = write_held(fd, ADIOI_EDONIO_Acquire(ef, owner), owner, block, lo, hi, in);
-
-    ADIOI_EDONIO_Release(ef, owner, 1);
-    return err;
-}
-
-/* Is block cached at its owner? (The segment is held only for the look.) */
-static int cached(struct edonio_file *ef, int64_t block)
-{
-    int owner = edonio_owner(block, ef->nprocs);
-    int found = edonio_lookup(ADIOI_EDONIO_Acquire(ef, owner), block) != EDONIO_NO_SLOT;
-
-    ADIOI_EDONIO_Release(ef, owner, 0);
+    ADIOI_EDONIO_Node_release(seg);
     return found;
 }
 
 /*
- * After a direct transfer of block (its bytes in buf): a copy some process cached meanwhile from
- * the file's old bytes is dropped, unless it was written since (then it is newer, or the two
- * writes were concurrent and either may win); else the block is kept, clean, if its owner has a
- * free slot. Nothing is evicted for it.
+ * After a direct transfer of block (its bytes in buf): a clean copy someone cached meanwhile from
+ * the file's old bytes is dropped (one written since is newer, or the two writes were concurrent
+ * and either may win). A block read is kept, clean, in a free slot, for the reads that follow;
+ * a block written is not: what a write streams out, the cache cannot help.
  */
-static void direct_settle(struct edonio_file *ef, int64_t block, const char *buf, int writing)
+static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf, int writing)
 {
-    int owner = edonio_owner(block, ef->nprocs);
-    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, owner);
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
     int32_t slot = edonio_lookup(seg, block);
 
     if (slot != EDONIO_NO_SLOT) {
         if (writing && edonio_slot_at(seg, slot)->ndirty == 0)
             edonio_remove(seg, slot);
-    } else if (seg->free_head != EDONIO_NO_SLOT) {
+    } else if (!writing && seg->nused < seg->limit) {
         slot = edonio_insert(seg, block);
-        ADIOI_EDONIO_Slot_put(ef, owner, slot, 0, buf, seg->block_size);
+        memcpy(edonio_slot_data(seg, slot), buf, seg->block_size);
         edonio_mark_valid(edonio_slot_at(seg, slot));
     }
-    ADIOI_EDONIO_Release(ef, owner, 1);
+    ADIOI_EDONIO_Node_release(seg);
 }
 
 /*
- * Whole blocks of a large request (romio_edonio_direct_threshold) that are not cached go
- * straight between the file and the caller's buffer, as ufs would move them: consecutive ones in
- * one operation, one copy instead of two, and no write-back later. A cached block (maybe dirty)
- * ends the run and takes the cache. No segment is held during the transfer: a process that
- * touches one of these blocks meanwhile makes a concurrent conflicting access, which MPI leaves
- * undefined outside atomic mode (and in atomic mode ROMIO's byte-range lock covers the request);
- * direct_settle() then keeps what it cached only if it is newer.
+ * Whole blocks of a large request (romio_edonio_direct_threshold) that are not cached on this node
+ * go straight between the file and the caller's buffer, as ufs would move them: consecutive ones
+ * in one operation. A cached block (maybe dirty) ends the run and takes the cache. No segment is
+ * held during the transfer: a process that touches one of these blocks meanwhile makes a
+ * concurrent conflicting access, which MPI leaves undefined outside atomic mode (in atomic mode
+ * ROMIO's byte-range lock covers the request). A whole block written directly conflicts with any
+ * byte another node holds dirty in it, so no exact write-back can undo it unfairly either.
  * Returns the blocks moved (0: the first is cached), or a negated errno.
  */
-static int64_t direct_run(ADIO_File fd, int64_t block, int64_t nblocks, char *buf, int writing)
+static int64_t direct_run(struct edonio_cache *c, struct edonio_stats *st, int64_t block,
+                          int64_t nblocks, char *buf, int writing)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    ADIO_Offset bs = ef->hints.block_size, start = block_start(ef, block);
+    ADIO_Offset bs = c->hints.block_size, start = block_start(c, block);
     int64_t n = 0;
     int err;
 
-    while (n < nblocks && !cached(ef, block + n))
+    while (n < nblocks && !cached(c, block + n))
         n++;
     if (n == 0)
         return 0;
-    err = writing ? fs_write(fd, buf, (size_t)(n * bs), start)
-                  : fs_read(fd, buf, (size_t)(n * bs), start);
+    err = writing ? fs_write(c, st, buf, (size_t)(n * bs), start)
+                  : fs_read(c, st, buf, (size_t)(n * bs), start);
     if (err)
         return -err;
-    if (writing)
-        ADIOI_EDONIO_Size_max(ef, EDONIO_SIZE_DISK, start + n * bs);
     for (int64_t k = 0; k < n; k++)
-        direct_settle(ef, block + k, buf + k * bs, writing);
-    ef->stats.direct += n;
+        direct_settle(c, block + k, buf + k * bs, writing);
+    st->direct += n;
     return n;
 }
 
+typedef int piece_fn(struct edonio_cache *, struct edonio_stats *, int64_t, uint32_t, uint32_t,
+                     char *);
+
 /*
  * Cut [off, off + len) at block boundaries and call fn on each piece; in a large request, whole
- * blocks go direct when they are not cached (read: only below the end of the copy on disk).
+ * blocks go direct when they are not cached. *done: the bytes done before a failure.
  */
-static int for_pieces(ADIO_File fd, ADIO_Offset off, ADIO_Offset len, char *buf,
-                      int (*fn)(ADIO_File, int64_t, uint32_t, uint32_t, char *), int writing)
+static int for_pieces(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset off,
+                      ADIO_Offset len, char *buf, piece_fn *fn, int writing, ADIO_Offset *done)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    uint32_t bs = (uint32_t)ef->hints.block_size;
-    ADIO_Offset done = 0, end = off + len;
-    int large = ef->hints.direct_threshold > 0 && len >= ef->hints.direct_threshold;
+    uint32_t bs = (uint32_t)c->hints.block_size;
+    int large = c->hints.direct_threshold > 0 && len >= c->hints.direct_threshold;
 
-    if (large && !writing) { /* reads go direct only where the disk has the bytes */
-        ADIO_Offset disk = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_DISK);
-        end = disk < end ? disk : end;
-    }
-    while (done < len) {
-        struct edonio_piece p = edonio_piece_at(off + done, len - done, bs);
-        ADIO_Offset whole = large && p.lo == 0 ? (end - (off + done)) / bs : 0;
+    for (*done = 0; *done < len;) {
+        struct edonio_piece p = edonio_piece_at(off + *done, len - *done, bs);
+        ADIO_Offset whole = large && p.lo == 0 ? (len - *done) / bs : 0;
         if (whole > 0) {
-            int64_t moved = direct_run(fd, p.block, whole, buf + done, writing);
+            int64_t moved = direct_run(c, st, p.block, whole, buf + *done, writing);
             if (moved < 0)
                 return (int)-moved;
             if (moved > 0) {
-                done += moved * bs;
+                *done += moved * bs;
                 continue;
             }
         }
-        int err = fn(fd, p.block, p.lo, p.hi, buf + done);
+        int err = fn(c, st, p.block, p.lo, p.hi, buf + *done);
         if (err)
             return err;
-        done += p.hi - p.lo;
+        *done += p.hi - p.lo;
     }
     return 0;
 }
 
-static int read_piece_cb(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, char *buf)
+/* ------------------------------------------------------------------ reads and writes */
+
+int ADIOI_EDONIO_Cache_check(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len)
 {
-    return read_piece(fd, block, lo, hi, buf);
+    if (off < 0 || len < 0)
+        return EINVAL;
+    if (len > INT64_MAX - off)
+        return EOVERFLOW;
+    if (len == 0 || off + len <= c->fits || off + len <= ADIOI_EDONIO_Size_get(c))
+        return 0;
+    /* lseek refuses positions past the largest file the file system holds (EINVAL). */
+    if (lseek(c->fd_sys, off + len - 1, SEEK_SET) < 0)
+        return errno == EINVAL ? EFBIG : errno;
+    c->fits = off + len;
+    return 0;
 }
 
-static int write_piece_cb(ADIO_File fd, int64_t block, uint32_t lo, uint32_t hi, char *buf)
+/* Atomic mode across nodes: straight between the buffer and the file, as ufs. errno or 0. */
+static int bypass_io(struct edonio_cache *c, struct edonio_stats *st, char *buf, ADIO_Offset off,
+                     ADIO_Offset len, int writing, ADIO_Offset *got)
 {
-    return write_piece(fd, block, lo, hi, buf);
+    struct stat sb;
+    int err;
+
+    if (writing) {
+        if ((err = fs_write(c, st, buf, (size_t)len, off)) == 0)
+            ADIOI_EDONIO_Size_max(c, off + len);
+        return err;
+    }
+    if (fstat(c->fd_sys, &sb) == 0)
+        ADIOI_EDONIO_Size_max(c, sb.st_size);
+    ADIO_Offset size = ADIOI_EDONIO_Size_get(c);
+    *got = off >= size ? 0 : off + len <= size ? len : size - off;
+    return *got > 0 ? fs_read(c, st, buf, (size_t)*got, off) : 0;
 }
 
-/* ------------------------------------------------------------------ the entry points */
-
-/* Read up to len bytes at off; *got is what the file holds there (less at its end). errno or 0. */
-int ADIOI_EDONIO_Cache_read(ADIO_File fd, void *buf, ADIO_Offset off, ADIO_Offset len,
-                            ADIO_Offset *got)
+int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,
+                            ADIO_Offset off, ADIO_Offset len, ADIO_Offset *got)
 {
-    ADIO_Offset size = ADIOI_EDONIO_Size_get(edonio_state(fd), EDONIO_SIZE_FILE);
+    ADIO_Offset size = ADIOI_EDONIO_Size_get(c), done;
+    struct stat sb;
+    int err;
 
     *got = 0;
-    if (off >= size || len <= 0)
+    if (len <= 0)
+        return 0;
+    if (c->bypass)
+        return bypass_io(c, st, buf, off, len, 0, got);
+    if (off + len > size && fstat(c->fd_sys, &sb) == 0 && sb.st_size > size) {
+        /* Past what this node knows: the file may have grown by others' synced writes. */
+        ADIOI_EDONIO_Size_max(c, sb.st_size);
+        size = ADIOI_EDONIO_Size_get(c);
+    }
+    if (off >= size)
         return 0;
     if (len > size - off)
         len = size - off;
-    int err = for_pieces(fd, off, len, buf, read_piece_cb, 0);
+    err = for_pieces(c, st, off, len, buf, read_piece, 0, &done);
     if (err == 0)
         *got = len;
     return err;
 }
 
-int ADIOI_EDONIO_Cache_write(ADIO_File fd, const void *buf, ADIO_Offset off, ADIO_Offset len)
+int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
+                             ADIO_Offset off, ADIO_Offset len)
 {
-    int err;
+    ADIO_Offset done = 0;
+    int err = 0;
 
-    if (len <= 0)
-        return 0;
-    err = for_pieces(fd, off, len, (char *)buf, write_piece_cb, 1);
-    /* What was written is part of the file, even if a piece after it failed. */
-    ADIOI_EDONIO_Size_max(edonio_state(fd), EDONIO_SIZE_FILE, off + len);
+    if (c->bypass && len > 0)
+        return bypass_io(c, st, (char *)buf, off, len, 1, &done);
+    if (len > 0)
+        err = for_pieces(c, st, off, len, (char *)buf, write_piece, 1, &done);
+    if (done > 0) /* what was written is part of the file, even if a piece after it failed */
+        ADIOI_EDONIO_Size_max(c, off + done);
     return err;
 }
 
-/*
- * Collective I/O at the owner (ad_edonio_coll.c): n pieces (offset, length pairs) of blocks this
- * process owns, each within one block, their bytes one after the other in data, applied in order
- * under one hold of this process's segment. A read past the file's end gives zeros. errno of the
- * first failure, or 0; the pieces after a failure are still done.
- */
-int ADIOI_EDONIO_Cache_owner_io(ADIO_File fd, const int64_t *piece, int64_t n, char *data,
-                                int writing)
+/* ------------------------------------------------------------------ at the owner */
+
+int ADIOI_EDONIO_Cache_apply(struct edonio_cache *c, struct edonio_stats *st, const int64_t *piece,
+                             int64_t n, char *data, int writing, int64_t *blocks,
+                             int64_t *nblocks)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    ADIO_Offset bs = ef->hints.block_size, size = 0;
+    ADIO_Offset bs = c->hints.block_size, size = writing ? 0 : ADIOI_EDONIO_Size_get(c);
     struct edonio_segment *seg;
-    int err = 0, e = 0;
+    int err = 0, e;
 
     if (n == 0)
         return 0;
-    if (!writing)
-        size = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_FILE);
-    seg = ADIOI_EDONIO_Acquire(ef, ef->rank);
+    seg = ADIOI_EDONIO_Node_own(c);
+    ADIOI_EDONIO_Node_lock(seg);
     for (int64_t k = 0; k < n; k++) {
         ADIO_Offset off = piece[2 * k], len = piece[2 * k + 1], block = off / bs;
         uint32_t lo = (uint32_t)(off - block * bs);
         if (writing) {
-            e = write_held(fd, seg, ef->rank, block, lo, lo + (uint32_t)len, data);
+            e = write_held(c, st, seg, block, lo, lo + (uint32_t)len, data);
+            if (blocks != NULL)
+                blocks[(*nblocks)++] = block;
         } else {
             ADIO_Offset have = size - off < 0 ? 0 : size - off < len ? size - off : len;
             memset(data + have, 0, (size_t)(len - have));
-            e = have ? read_held(fd, seg, ef->rank, block, lo, lo + (uint32_t)have, data) : 0;
+            e = have ? read_held(c, st, seg, block, lo, lo + (uint32_t)have, data) : 0;
         }
         if (e && !err)
             err = e;
         data += len;
     }
-    ADIOI_EDONIO_Release(ef, ef->rank, 1);
+    ADIOI_EDONIO_Node_release(seg);
+    if (writing && n > 0)
+        ADIOI_EDONIO_Size_max(c, piece[2 * (n - 1)] + piece[2 * (n - 1) + 1]);
     return err;
 }
 
-/*
- * Write back every dirty block this process owns, the processes in romio_edonio_flush_groups
- * groups of consecutive ranks, one group after the other (pipelined flush, doc/hints.md).
- * Collective, unless this handle is an alias (it writes back alone). errno or 0.
- */
-int ADIOI_EDONIO_Cache_flush_grouped(ADIO_File fd, int drop)
+static int by_value(const void *a, const void *b)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    int groups = ef->hints.flush_groups < ef->nprocs ? ef->hints.flush_groups : ef->nprocs;
-    int mine = (int)((long long)ef->rank * groups / ef->nprocs), err = 0;
-
-    if (groups <= 1 || ef->primary != NULL)
-        return ADIOI_EDONIO_Cache_flush_mine(fd, drop);
-    for (int g = 0; g < groups; g++) {
-        if (g == mine)
-            err = ADIOI_EDONIO_Cache_flush_mine(fd, drop);
-        MPI_Barrier(ef->comm);
-    }
-    return err;
-}
-
-static int by_block(const void *a, const void *b)
-{
-    int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
-/*
- * Write back every dirty block this process owns, in file order; errno of the first failure.
- * With 'drop', clean blocks are dropped too (MPI_File_sync: the next read sees the file system,
- * which other handles of the file, or other programs, may have written).
- */
-int ADIOI_EDONIO_Cache_flush_mine(ADIO_File fd, int drop)
+int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_stats *st,
+                                         int64_t *blocks, int64_t n, int drop)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, ef->rank);
-    int64_t(*dirty)[2] = ADIOI_Malloc((size_t)(seg->nslots + 1) * sizeof(*dirty));
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_own(c);
+    int err = 0;
+
+    qsort(blocks, (size_t)n, sizeof(*blocks), by_value);
+    ADIOI_EDONIO_Node_lock(seg);
+    for (int64_t k = 0; k < n; k++) {
+        int32_t slot = k > 0 && blocks[k] == blocks[k - 1] ? EDONIO_NO_SLOT
+                                                             : edonio_lookup(seg, blocks[k]);
+        if (slot == EDONIO_NO_SLOT)
+            continue;
+        int e = write_back(c, st, seg, slot);
+        if (e && !err)
+            err = e;
+        if (drop && e == 0)
+            edonio_remove(seg, slot);
+    }
+    ADIOI_EDONIO_Node_release(seg);
+    return err;
+}
+
+/* ------------------------------------------------------------------ whole segments */
+
+/* Write back every dirty block of a held segment in file order; with 'drop', forget clean ones. */
+static int write_back_segment(struct edonio_cache *c, struct edonio_stats *st,
+                              struct edonio_segment *seg, int drop)
+{
+    int64_t(*dirty)[2] = malloc((size_t)(seg->nhigh + 1) * sizeof(*dirty));
     int32_t n = 0;
     int err = 0;
 
-    for (int32_t i = 0; i < seg->nslots; i++) {
+    if (dirty == NULL)
+        return ENOMEM;
+    for (int32_t i = 0; i < seg->nhigh; i++) {
         struct edonio_slot *s = edonio_slot_at(seg, i);
         if (s->block >= 0 && s->ndirty > 0) {
             dirty[n][0] = s->block;
             dirty[n++][1] = i;
         }
     }
-    qsort(dirty, (size_t)n, sizeof(*dirty), by_block);
+    qsort(dirty, (size_t)n, sizeof(*dirty), by_value);
     for (int32_t i = 0; i < n; i++) {
-        int e = write_back(fd, seg, ef->rank, (int32_t)dirty[i][1]);
+        int e = write_back(c, st, seg, (int32_t)dirty[i][1]);
         if (e && !err)
             err = e; /* keep going: write back what can be written */
     }
-    ADIOI_Free(dirty);
-    for (int32_t i = 0; drop && i < seg->nslots; i++)
+    free(dirty);
+    for (int32_t i = 0; drop && i < seg->nhigh; i++)
         if (edonio_slot_at(seg, i)->block >= 0 && edonio_slot_at(seg, i)->ndirty == 0)
             edonio_remove(seg, i);
-    ADIOI_EDONIO_Release(ef, ef->rank, 1);
-    if (drop && ef->ro != NULL)
-        edonio_segment_init(ef->ro, ef->ro->nslots, ef->ro->block_size);
     return err;
 }
 
-/* The file now ends at size: drop or cut owner's blocks past it. */
-static void trim(ADIO_File fd, int owner, ADIO_Offset size)
+int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stats *st, int drop)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, owner);
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_own(c);
 
-    for (int32_t i = 0; i < seg->nslots; i++) {
+    ADIOI_EDONIO_Node_lock(seg);
+    int err = write_back_segment(c, st, seg, drop);
+    ADIOI_EDONIO_Node_release(seg);
+    return err;
+}
+
+int ADIOI_EDONIO_Cache_write_back_reachable(struct edonio_cache *c, struct edonio_stats *st,
+                                            int drop)
+{
+    int err = 0;
+
+    for (int i = 0; i < c->node.n; i++) {
+        struct edonio_segment *segs[2] = {c->node.own[i], c->node.remote[i]};
+        for (int k = 0; k < 2; k++) {
+            ADIOI_EDONIO_Node_lock(segs[k]);
+            int e = write_back_segment(c, st, segs[k], drop);
+            ADIOI_EDONIO_Node_release(segs[k]);
+            if (e && !err)
+                err = e;
+        }
+    }
+    return err;
+}
+
+void ADIOI_EDONIO_Cache_forget_remote(struct edonio_cache *c)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
+
+    ADIOI_EDONIO_Node_lock(seg);
+    edonio_segment_clear(seg);
+    ADIOI_EDONIO_Node_release(seg);
+}
+
+int ADIOI_EDONIO_Cache_remote_dirty(struct edonio_cache *c)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
+    int dirty = 0;
+
+    ADIOI_EDONIO_Node_lock(seg);
+    for (int32_t i = 0; i < seg->nhigh && !dirty; i++)
+        dirty = edonio_slot_at(seg, i)->block >= 0 && edonio_slot_at(seg, i)->ndirty > 0;
+    ADIOI_EDONIO_Node_release(seg);
+    return dirty;
+}
+
+/* The file now ends at size: drop or cut a segment's blocks past it. */
+static void trim_segment(struct edonio_cache *c, struct edonio_segment *seg, ADIO_Offset size)
+{
+    ADIOI_EDONIO_Node_lock(seg);
+    for (int32_t i = 0; i < seg->nhigh; i++) {
         struct edonio_slot *s = edonio_slot_at(seg, i);
-        ADIO_Offset start = s->block >= 0 ? block_start(ef, s->block) : -1;
+        ADIO_Offset start = s->block >= 0 ? block_start(c, s->block) : -1;
         if (start < 0 || start + seg->block_size <= size)
             continue;
         edonio_truncate_slot(seg, i, start >= size ? 0 : (uint32_t)(size - start));
     }
-    ADIOI_EDONIO_Release(ef, owner, 1);
+    ADIOI_EDONIO_Node_release(seg);
 }
 
-void ADIOI_EDONIO_Cache_trim_mine(ADIO_File fd, ADIO_Offset size)
+void ADIOI_EDONIO_Cache_trim(struct edonio_cache *c, ADIO_Offset size, int all)
 {
-    struct edonio_file *ef = edonio_state(fd);
-
-    trim(fd, ef->rank, size);
-    if (ef->ro != NULL) /* read-only files do not shrink, but be safe */
-        edonio_segment_init(ef->ro, ef->ro->nslots, ef->ro->block_size);
-}
-
-void ADIOI_EDONIO_Cache_trim_all(ADIO_File fd, ADIO_Offset size)
-{
-    for (int owner = 0; owner < edonio_state(fd)->nprocs; owner++)
-        trim(fd, owner, size);
+    for (int i = 0; i < c->node.n; i++) {
+        if (!all && i != c->node.me)
+            continue;
+        trim_segment(c, c->node.own[i], size);
+        trim_segment(c, c->node.remote[i], size);
+    }
 }
 
 /*
- * Collective: fill this process's free slots with the blocks it owns, from the block holding the
- * smallest file pointer of all processes on, never displacing cached blocks. errno or 0.
+ * Fill this process's free slots with the blocks it owns, from the block holding byte 'from' on,
+ * never displacing cached blocks. errno or 0.
  */
-int ADIOI_EDONIO_Cache_preload(ADIO_File fd)
+int ADIOI_EDONIO_Cache_preload(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset from)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    long long mine = (long long)fd->fp_ind, from;
-    ADIO_Offset size = ADIOI_EDONIO_Size_get(ef, EDONIO_SIZE_FILE);
-    int err = 0;
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_own(c);
+    ADIO_Offset size = ADIOI_EDONIO_Size_get(c);
+    int64_t b = edonio_first_owned(from / c->hints.block_size, c->rank, c->nprocs);
+    int err = 0, full = 0;
 
-    MPI_Allreduce(&mine, &from, 1, MPI_LONG_LONG, MPI_MIN, ef->comm);
-    int64_t first = from / ef->hints.block_size;
-    int64_t b = edonio_first_owned(first, ef->rank, ef->nprocs);
-    for (; block_start(ef, b) < size && err == 0; b += ef->nprocs) {
-        struct edonio_segment *seg = ADIOI_EDONIO_Acquire(ef, ef->rank);
-        int32_t slot = EDONIO_NO_SLOT;
-        int full = seg->free_head == EDONIO_NO_SLOT;
+    for (; block_start(c, b) < size && err == 0 && !full; b += c->nprocs) {
+        ADIOI_EDONIO_Node_lock(seg);
+        full = seg->nused >= seg->limit;
         if (!full && edonio_lookup(seg, b) == EDONIO_NO_SLOT) {
-            slot = edonio_insert(seg, b);
-            err = fetch(fd, seg, ef->rank, slot);
-            if (err)
+            int32_t slot = edonio_insert(seg, b);
+            if ((err = fetch(c, st, seg, slot)) != 0)
                 edonio_remove(seg, slot);
         }
-        ADIOI_EDONIO_Release(ef, ef->rank, 1);
-        if (full)
-            break;
+        ADIOI_EDONIO_Node_release(seg);
     }
     return err;
+}
+
+/* ------------------------------------------------------------------ delivery (ad_edonio_net.c) */
+
+struct dirty_piece {
+    ADIO_Offset off, len;
+    char *where;
+};
+
+static int by_offset(const void *a, const void *b)
+{
+    ADIO_Offset x = ((const struct dirty_piece *)a)->off, y = ((const struct dirty_piece *)b)->off;
+    return (x > y) - (x < y);
+}
+
+int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **off,
+                                         ADIO_Offset **len, char ***where)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
+    struct dirty_piece *p;
+    int64_t n = 0, k = 0;
+
+    ADIOI_EDONIO_Node_lock(seg);
+    for (int32_t i = 0; i < seg->nhigh; i++)
+        if (edonio_slot_at(seg, i)->block >= 0)
+            n += edonio_slot_at(seg, i)->ndirty;
+    p = malloc((size_t)(n + 1) * sizeof(*p));
+    *off = malloc((size_t)(2 * n + 1) * sizeof(**off));
+    *where = malloc((size_t)(n + 1) * sizeof(**where));
+    if (p == NULL || *off == NULL || *where == NULL) {
+        free(p);
+        free(*off);
+        free(*where);
+        *off = NULL;
+        *where = NULL;
+        return -1;
+    }
+    for (int32_t i = 0; i < seg->nhigh; i++) {
+        struct edonio_slot *s = edonio_slot_at(seg, i);
+        for (uint32_t e = 0; s->block >= 0 && e < s->ndirty; e++, k++)
+            p[k] = (struct dirty_piece){block_start(c, s->block) + s->dirty[e].lo,
+                                        s->dirty[e].hi - s->dirty[e].lo,
+                                        (char *)edonio_slot_data(seg, i) + s->dirty[e].lo};
+    }
+    qsort(p, (size_t)n, sizeof(*p), by_offset);
+    *len = *off + n;
+    for (k = 0; k < n; k++) {
+        (*off)[k] = p[k].off;
+        (*len)[k] = p[k].len;
+        (*where)[k] = p[k].where;
+    }
+    free(p);
+    return n;
+}
+
+void ADIOI_EDONIO_Cache_remote_done(struct edonio_cache *c, int delivered)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
+
+    if (delivered)
+        edonio_segment_clear(seg);
+    ADIOI_EDONIO_Node_release(seg);
 }

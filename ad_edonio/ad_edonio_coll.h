@@ -1,13 +1,14 @@
 /*
- * edonio: collective I/O through the block owners, shared by ad_edonio_coll.c (the exchange) and
- * ad_edonio_atomic.c (MPI atomic mode). Design: doc/design.md, doc/atomicity.md.
+ * edonio: collective passes through the block owners, shared by ad_edonio_coll.c (the exchange and
+ * collective I/O), ad_edonio_net.c (delivery of remote segments) and ad_edonio_atomic.c (MPI atomic
+ * mode). Design: doc/design.md, doc/atomicity.md.
  */
 #ifndef AD_EDONIO_COLL_H_INCLUDED
 #define AD_EDONIO_COLL_H_INCLUDED
 
 #include <stdint.h>
 
-#include "ad_edonio.h"
+#include "ad_edonio_cache.h"
 #include "adioi.h"
 
 #define EDONIO_COLL_NONE INT64_MAX /* no more bytes: the end of a request */
@@ -20,24 +21,34 @@ struct edonio_mem {
     MPI_Count rep;             /* which copy of the type */
     MPI_Count blk;             /* which of its blocks */
     ADIO_Offset in_blk;        /* bytes of that block passed (contiguous: of the buffer) */
+    char **where;              /* instead: where each extent's bytes are (a delivery) */
+    const ADIO_Offset *len;    /* and their lengths */
 };
 
-/* One process's part of a collective call: its file extents, in file order, and its memory. */
+/* One process's part of a collective pass: its file extents, in file order, and its memory. */
 struct edonio_req {
-    ADIO_Offset *off, *len; /* from ADIOI_Calc_my_off_len */
-    int n;
-    int i;                  /* the next extent */
+    ADIO_Offset *off, *len; /* from ADIOI_Calc_my_off_len, or pieces to deliver */
+    int64_t n;
+    int64_t i;              /* the next extent */
     ADIO_Offset done;       /* bytes of extent i already taken */
     ADIO_Offset start, end; /* the first byte and one past the last; start NONE: nothing */
     ADIO_Offset bytes;      /* in all */
     struct edonio_mem mem;
 };
 
-/* What a pass over the request does at the owners. */
+/* What a pass does at the owners. */
 enum edonio_coll_op {
     EDONIO_COLL_WRITE,  /* owners store the pieces */
     EDONIO_COLL_READ,   /* owners send the pieces' bytes back */
     EDONIO_COLL_DETECT, /* owners note which processes' pieces overlap (no data moves) */
+};
+
+/* After a write pass, which blocks the owners write back (and forget) at once. */
+enum edonio_coll_keep {
+    EDONIO_KEEP_ALL,     /* none: the cache keeps them dirty */
+    EDONIO_KEEP_REACHED, /* those written by processes the owner does not reach: their writers
+                          * read them back from the file, which must have them */
+    EDONIO_KEEP_NONE,    /* all, and forget them (atomic mode across nodes: nothing cached) */
 };
 
 /* Pairs of processes whose pieces overlap (lower rank first), as owners find them. */
@@ -46,20 +57,36 @@ struct edonio_edges {
     int n, cap;
 };
 
+/* One collective pass over a request. */
+struct edonio_pass {
+    struct edonio_cache *cache;
+    MPI_Comm comm;             /* the cache's processes, in its order */
+    struct edonio_stats *st;   /* the calling handle's counters */
+    ADIO_Offset budget;        /* bytes one process sends per round at most */
+    enum edonio_coll_op op;
+    enum edonio_coll_keep keep;
+    struct edonio_edges *edges; /* EDONIO_COLL_DETECT: the pairs found here */
+};
+
 void ADIOI_EDONIO_Req_init(ADIO_File fd, struct edonio_req *req, const void *buf, int count,
                            MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset);
+void ADIOI_EDONIO_Req_pieces(struct edonio_req *req, ADIO_Offset *off, ADIO_Offset *len,
+                             char **where, int64_t n);
 void ADIOI_EDONIO_Req_rewind(struct edonio_req *req);
 void ADIOI_EDONIO_Req_free(struct edonio_req *req);
 void ADIOI_EDONIO_Mem_copy(struct edonio_mem *m, char *data, ADIO_Offset n, int to_mem);
-ADIO_Offset ADIOI_EDONIO_Coll_round_size(ADIO_File fd);
-int ADIOI_EDONIO_Req_independent(ADIO_File fd, struct edonio_req *req, int writing);
-int ADIOI_EDONIO_Coll_run(ADIO_File fd, struct edonio_req *req, int active,
-                          enum edonio_coll_op op, struct edonio_edges *edges);
+int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st,
+                                 ADIO_Offset chunk, struct edonio_req *req, int writing);
+int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req, int active,
+                          int *anyone);
 
 /* Atomic mode (ad_edonio_atomic.c). */
-void ADIOI_EDONIO_Edges_find(struct edonio_edges *edges, const int64_t *hdr, const int *count,
-                             const int *displ, int nprocs);
-int ADIOI_EDONIO_Coloured_write(ADIO_File fd, struct edonio_req *req);
+void ADIOI_EDONIO_Edges_find(struct edonio_edges *edges, const int64_t *hdr, const MPI_Count *count,
+                             const MPI_Aint *displ, int nprocs);
+int ADIOI_EDONIO_Coloured_write(const struct edonio_pass *pass, struct edonio_req *req);
 int ADIOI_EDONIO_Locked_io(ADIO_File fd, struct edonio_req *req, int writing);
+ADIO_Offset ADIOI_EDONIO_Atomic_lock(ADIO_File fd, const struct edonio_req *req, int type,
+                                     ADIO_Offset *start);
+void ADIOI_EDONIO_Atomic_unlock(ADIO_File fd, ADIO_Offset start, ADIO_Offset len);
 
 #endif /* AD_EDONIO_COLL_H_INCLUDED */

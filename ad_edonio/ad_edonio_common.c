@@ -1,9 +1,10 @@
 /*
  * edonio: errors. One translator from errno to MPI error codes (the class, and a message that names
- * the operation, the cause and the file), and the agreement that makes every process of a
- * collective call report the same outcome.
+ * the operation, the cause and the file), the agreement that makes every process of a collective
+ * call report the same outcome in one MPI_Allreduce, and byte-range locks.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ static int errno_class(int my_errno)
             return MPI_ERR_BAD_FILE;
         case ENOMEM:
             return MPI_ERR_NO_MEM;
-        default: /* EIO, short transfers, and the rest */
+        default: /* EIO, EFBIG, short transfers, and the rest */
             return MPI_ERR_IO;
     }
 }
@@ -48,32 +49,64 @@ int ADIOI_EDONIO_Err(const char *myname, const char *filename, int my_errno)
 }
 
 /*
- * Collective: if any process failed, every process returns an error of the class of the failure
- * on the lowest failing rank, with its message; a process that failed keeps its own code.
+ * Collective: one MPI_Allreduce of the lowest failing rank with its errno, and of a value. Every
+ * process returns an error if any failed: the failing one its own, the others one of the same
+ * class that names the failing process. *max is the largest value (when not NULL).
  */
-void ADIOI_EDONIO_Agree(MPI_Comm comm, int *error_code)
+int ADIOI_EDONIO_Agree_max(MPI_Comm comm, const char *myname, const char *filename, int my_errno,
+                           long long value, long long *max)
 {
-    struct {
-        int error_class;
-        char text[MPI_MAX_ERROR_STRING];
-    } failure;
-    int rank, nprocs, mine, first, len = 0;
+    long long mine[2] = {0, value}, all[2];
+    char text[MPI_MAX_ERROR_STRING];
+    int rank, nprocs, first;
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    mine = *error_code == MPI_SUCCESS ? nprocs : rank;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == nprocs)
-        return;
-    if (rank == first) {
-        MPI_Error_class(*error_code, &failure.error_class);
-        MPI_Error_string(*error_code, failure.text, &len);
-        failure.text[len] = '\0';
-    }
-    MPI_Bcast(&failure, sizeof(failure), MPI_BYTE, first, comm);
-    if (*error_code == MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING + 64];
-        snprintf(text, sizeof(text), "failed on process %d: %s", first, failure.text);
-        *error_code = edonio_error_code(failure.error_class, text);
-    }
+    if (my_errno != 0) /* the lowest failing rank wins the maximum */
+        mine[0] = ((long long)(nprocs - rank) << 32) | (unsigned)my_errno;
+    MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MAX, comm);
+    if (max != NULL)
+        *max = all[1];
+    if (all[0] == 0)
+        return MPI_SUCCESS;
+    if (my_errno != 0)
+        return ADIOI_EDONIO_Err(myname, filename, my_errno);
+    first = nprocs - (int)(all[0] >> 32);
+    snprintf(text, sizeof(text), "%s (failed on process %d)", filename, first);
+    return ADIOI_EDONIO_Err(myname, text, (int)(all[0] & 0xffffffff));
+}
+
+/* The same, with a flag: *any is whether any process raised it. */
+int ADIOI_EDONIO_Agree_flag(MPI_Comm comm, const char *myname, const char *filename, int my_errno,
+                            int flag, int *any)
+{
+    long long max = 0;
+    int code = ADIOI_EDONIO_Agree_max(comm, myname, filename, my_errno, flag != 0, &max);
+
+    *any = max != 0;
+    return code;
+}
+
+int ADIOI_EDONIO_Agree(MPI_Comm comm, const char *myname, const char *filename, int my_errno)
+{
+    return ADIOI_EDONIO_Agree_max(comm, myname, filename, my_errno, 0, NULL);
+}
+
+/*
+ * A byte-range lock of the file (F_WRLCK, F_RDLCK or F_UNLCK) over [start, start + len), waiting
+ * for it. errno or 0.
+ */
+int ADIOI_EDONIO_Lock_range(int fd_sys, int type, ADIO_Offset start, ADIO_Offset len)
+{
+    struct flock lock;
+
+    memset(&lock, 0, sizeof(lock));
+    lock.l_type = (short)type;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = (off_t)start;
+    lock.l_len = (off_t)len;
+    while (fcntl(fd_sys, F_SETLKW, &lock) != 0)
+        if (errno != EINTR)
+            return errno;
+    return 0;
 }

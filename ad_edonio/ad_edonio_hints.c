@@ -2,9 +2,11 @@
  * edonio: hints.
  *
  * ROMIO's generic hints first, then edonio's own (doc/hints.md). An invalid value falls back to
- * the documented default, and MPI_File_get_info reports the value in effect for every hint.
- * The cache's shape is fixed by rank 0's values at open; MPI_File_set_info with new values later
- * rebuilds the cache (collectively, after writing every dirty block back). The read-only keys
+ * the documented default, and MPI_File_get_info reports the value in effect for every hint: for
+ * the memory hints, what this process can really cache (bounded by what its node can give). The
+ * cache's shape is fixed by rank 0's values at open; MPI_File_set_info with new values later
+ * rebuilds the cache (collectively, after writing every dirty block back), except through a
+ * one-process handle that shares a larger cache, which keeps the cache's shape. The read-only keys
  * romio_edonio_version and romio_edonio_romio_version tell a program that edonio serves the file.
  */
 #include <errno.h>
@@ -13,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ad_edonio.h"
+#include "ad_edonio_cache.h"
 #include "adioi.h"
 #include "edonio.h"
 
@@ -21,13 +23,13 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
 {
     h->block_size = EDONIO_DEFAULT_BLOCK_SIZE;
     h->cache_size = EDONIO_DEFAULT_CACHE_SIZE;
-    h->ro_cache_size = EDONIO_DEFAULT_RO_CACHE_SIZE;
+    h->remote_cache_size = EDONIO_DEFAULT_REMOTE_CACHE_SIZE;
+    h->direct_threshold = EDONIO_DEFAULT_DIRECT;
     h->preload = 0;
     h->flush_groups = 1;
+    h->shared_memory = 1;
     h->atomicity = EDONIO_ATOMIC_RANK_ORDER;
     h->coll_path = EDONIO_COLL_PATH_AUTO;
-    h->keep_window = 1;
-    h->direct_threshold = EDONIO_DEFAULT_DIRECT;
 }
 
 static const char *const atomicity_names[] = {"rank_order", "graph_coloring", "locking"};
@@ -106,9 +108,12 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     v = get_bytes(info, "romio_edonio_cache_size");
     if (v != -1)
         h->cache_size = v > 0 ? v : d.cache_size;
-    v = get_bytes(info, "romio_edonio_ro_cache_size");
+    v = get_bytes(info, "romio_edonio_ro_cache_size"); /* its name before 0.2 */
     if (v != -1)
-        h->ro_cache_size = v >= 0 ? v : d.ro_cache_size;
+        h->remote_cache_size = v > 0 ? v : d.remote_cache_size;
+    v = get_bytes(info, "romio_edonio_remote_cache_size");
+    if (v != -1)
+        h->remote_cache_size = v > 0 ? v : d.remote_cache_size;
     b = get_bool(info, "romio_edonio_preload");
     if (b != -1)
         h->preload = b >= 0 ? b : d.preload;
@@ -118,20 +123,20 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     v = get_bytes(info, "romio_edonio_direct_threshold");
     if (v != -1)
         h->direct_threshold = v >= 0 ? v : d.direct_threshold;
-    b = get_bool(info, "romio_edonio_keep_window");
+    b = get_bool(info, "romio_edonio_shared_memory");
     if (b != -1)
-        h->keep_window = b >= 0 ? b : d.keep_window;
+        h->shared_memory = b >= 0 ? b : d.shared_memory;
     b = get_name(info, "romio_edonio_atomicity", atomicity_names, 3);
     if (b != -1)
         h->atomicity = (enum edonio_atomicity)b;
     b = get_name(info, "romio_edonio_coll_path", coll_path_names, 2);
     if (b != -1)
         h->coll_path = (enum edonio_coll_path)b;
-    /* A cache holds at least one block; a read-only cache too, unless it is off. */
+    /* A cache smaller than a block falls back; a remote cache holds at least one block. */
     if (h->cache_size < h->block_size)
         h->cache_size = d.cache_size >= h->block_size ? d.cache_size : h->block_size;
-    if (h->ro_cache_size > 0 && h->ro_cache_size < h->block_size)
-        h->ro_cache_size = d.ro_cache_size >= h->block_size ? d.ro_cache_size : h->block_size;
+    if (h->remote_cache_size < h->block_size)
+        h->remote_cache_size = h->block_size;
 }
 
 static void info_set_ll(ADIO_File fd, const char *key, long long v)
@@ -147,10 +152,10 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
 {
     info_set_ll(fd, "romio_edonio_block_size", h->block_size);
     info_set_ll(fd, "romio_edonio_cache_size", h->cache_size);
-    info_set_ll(fd, "romio_edonio_ro_cache_size", h->ro_cache_size);
+    info_set_ll(fd, "romio_edonio_remote_cache_size", h->remote_cache_size);
     ADIOI_Info_set(fd->info, "romio_edonio_preload", h->preload ? "true" : "false");
     info_set_ll(fd, "romio_edonio_flush_groups", h->flush_groups);
-    ADIOI_Info_set(fd->info, "romio_edonio_keep_window", h->keep_window ? "true" : "false");
+    ADIOI_Info_set(fd->info, "romio_edonio_shared_memory", h->shared_memory ? "true" : "false");
     info_set_ll(fd, "romio_edonio_direct_threshold", h->direct_threshold);
     ADIOI_Info_set(fd->info, "romio_edonio_atomicity", atomicity_names[h->atomicity]);
     ADIOI_Info_set(fd->info, "romio_edonio_coll_path", coll_path_names[h->coll_path]);
@@ -161,61 +166,79 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
 static int same_shape(const struct edonio_hints *a, const struct edonio_hints *b)
 {
     return a->block_size == b->block_size && a->cache_size == b->cache_size &&
-           a->ro_cache_size == b->ro_cache_size;
+           a->remote_cache_size == b->remote_cache_size && a->shared_memory == b->shared_memory;
 }
 
 /*
  * Collective (MPI_File_set_info, MPI_File_set_view) on an open file: rank 0's new hints for all.
  * A new shape rebuilds the cache; preload turned on now preloads now, as EDONIO's do_preload.
  */
-static void change(ADIO_File fd, struct edonio_hints *h, int *error_code)
+static int change(ADIO_File fd, struct edonio_handle *h, struct edonio_hints *want)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    int preload_now;
+    struct edonio_cache *c = ADIOI_EDONIO_Cache_of(fd);
+    struct edonio_hints old = h->hints; /* as asked, not as the node could give */
+    int nprocs, preload_now, code = MPI_SUCCESS;
 
-    MPI_Bcast(h, sizeof(*h), MPI_BYTE, 0, ef->comm);
-    if (h->flush_groups > ef->nprocs) /* at most one group per process */
-        h->flush_groups = ef->nprocs;
-    preload_now = h->preload && !ef->hints.preload;
-    if (ef->access == EDONIO_ACCESS_NONE) {
-        ef->hints = *h;
-        return;
+    old.cache_size = h->asked_cache_size;
+    old.remote_cache_size = h->asked_remote_size;
+    MPI_Bcast(want, sizeof(*want), MPI_BYTE, 0, fd->comm);
+    MPI_Comm_size(fd->comm, &nprocs);
+    if (want->flush_groups > nprocs) /* at most one group per process */
+        want->flush_groups = nprocs;
+    preload_now = want->preload && !h->hints.preload; /* or with a new shape, below */
+    h->asked_cache_size = want->cache_size;
+    h->asked_remote_size = want->remote_cache_size;
+    if (c != NULL && h->collective && !same_shape(want, &old)) {
+        code = ADIOI_EDONIO_Cache_rebuild(c, fd->comm, &h->stats, want);
+        preload_now = want->preload;
+        h->hints = *want;
+        h->hints.cache_size = c->hints.cache_size; /* what this process can really cache */
+        h->hints.remote_cache_size = c->hints.remote_cache_size;
+    } else { /* the same shape, or a one-process handle on a larger cache: it keeps its shape */
+        struct edonio_hints kept = h->hints;
+        h->hints = *want;
+        h->hints.block_size = kept.block_size;
+        h->hints.cache_size = kept.cache_size;
+        h->hints.remote_cache_size = kept.remote_cache_size;
+        h->hints.shared_memory = kept.shared_memory;
     }
-    if (!same_shape(h, &ef->hints)) {
-        ADIOI_EDONIO_Cache_rebuild(fd, h, error_code); /* preloads if asked */
-        return;
-    }
-    ef->hints = *h;
-    if (preload_now) {
-        int err = ADIOI_EDONIO_Cache_preload(fd);
-        *error_code =
-            err ? ADIOI_EDONIO_Err("ADIOI_EDONIO_PRELOAD", fd->filename, err) : MPI_SUCCESS;
-        ADIOI_EDONIO_Agree(ef->comm, error_code);
-    }
+    if (c != NULL)
+        c->hints.direct_threshold = h->hints.direct_threshold;
+    if (code == MPI_SUCCESS && preload_now && c != NULL && h->collective)
+        code = ADIOI_EDONIO_Preload(fd);
+    return code;
 }
 
 void ADIOI_EDONIO_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    struct edonio_hints h;
+    struct edonio_handle *h = edonio_handle(fd);
+    struct edonio_hints want;
 
     ADIOI_GEN_SetInfo(fd, users_info, error_code);
     if (*error_code != MPI_SUCCESS)
         return;
     /* Every process of an edonio file takes part in its I/O: no deferred open. */
     fd->hints->deferred_open = 0;
-    if (ef == NULL) { /* first call, at open: the state starts here */
-        ef = ADIOI_Calloc(1, sizeof(*ef));
-        ADIOI_EDONIO_Hints_defaults(&ef->hints);
-        ef->access = EDONIO_ACCESS_NONE;
-        ef->comm = MPI_COMM_NULL;
-        fd->fs_ptr = ef;
+    if (h == NULL) { /* first call, at open: the handle starts here */
+        if ((h = calloc(1, sizeof(*h))) == NULL) {
+            *error_code = ADIOI_EDONIO_Err("ADIOI_EDONIO_SETINFO", fd->filename, ENOMEM);
+            return;
+        }
+        ADIOI_EDONIO_Hints_defaults(&h->hints);
+        fd->fs_ptr = h;
     }
-    h = ef->hints;
-    parse(users_info, &h);
-    if (ef->opened)
-        change(fd, &h, error_code);
-    else
-        ef->hints = h; /* OpenColl takes rank 0's */
-    ADIOI_EDONIO_Hints_report(fd, &ef->hints);
+    want = h->hints;
+    if (h->opened) { /* start from what was asked, not from what the node could give */
+        want.cache_size = h->asked_cache_size;
+        want.remote_cache_size = h->asked_remote_size;
+    }
+    parse(users_info, &want);
+    if (h->opened) {
+        *error_code = change(fd, h, &want);
+    } else {
+        h->hints = want; /* the open takes rank 0's */
+        h->asked_cache_size = want.cache_size;
+        h->asked_remote_size = want.remote_cache_size;
+    }
+    ADIOI_EDONIO_Hints_report(fd, &h->hints);
 }

@@ -1,10 +1,12 @@
 /*
- * edonio: open and close, and setting the cache up and down.
+ * edonio: open and close.
  *
  * Open makes the system file descriptor on one process. OpenColl is the collective part: every
  * process of the communicator opens the file (every one owns blocks, so ROMIO's deferred open is
- * off), then the cache is attached: the owners' segments, the file's size, the read-only cache,
- * and the preload. Close writes every dirty block back and takes the cache down.
+ * off), then the handle gets its cache: one it may share (ad_edonio_cache.c), or a new one. Both
+ * come out of one exchange of records, which also makes every process agree on how the open went.
+ * Close writes every dirty byte back (collectively, or alone for a one-process handle that shares
+ * a larger cache) and lets the cache go.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,7 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ad_edonio.h"
+#include "ad_edonio_flush.h"
+#include "ad_edonio_coll.h"
 #include "adioi.h"
 
 static int open_flags(int access_mode)
@@ -74,148 +77,120 @@ static int is_shared_fp_file(ADIO_File fd, int nprocs)
     return nprocs == 1 && base[0] == '.' && strstr(base, ".shfp.") != NULL;
 }
 
-static int ro_cache_create(ADIO_File fd)
+static void handle_free(ADIO_File fd)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    int32_t nslots = (int32_t)(ef->hints.ro_cache_size / ef->hints.block_size);
-    void *mem;
-
-    if (!(fd->access_mode & ADIO_RDONLY) || nslots < 1 || ef->nprocs == 1)
-        return 1;
-    mem = ADIOI_Malloc(edonio_segment_size(nslots, (uint32_t)ef->hints.block_size));
-    if (mem == NULL)
-        return 0;
-    ef->ro = edonio_segment_init(mem, nslots, (uint32_t)ef->hints.block_size);
-    return 1;
+    free(fd->fs_ptr);
+    fd->fs_ptr = NULL;
 }
 
-/* Collective: the segments, the file's size as the file system has it, the read-only cache. */
-int ADIOI_EDONIO_Cache_attach(ADIO_File fd)
+struct edonio_cache *ADIOI_EDONIO_Cache_of(ADIO_File fd)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    long long size = 0;
-    struct stat st;
+    struct edonio_handle *h = edonio_handle(fd);
 
-    if (!ADIOI_EDONIO_Segments_create(fd))
-        return ENOMEM;
-    if (ef->rank == 0) {
-        if (fstat(fd->fd_sys, &st) == 0)
-            size = st.st_size;
-        ADIOI_EDONIO_Size_set(ef, EDONIO_SIZE_FILE, size);
-        ADIOI_EDONIO_Size_set(ef, EDONIO_SIZE_DISK, size);
+    /* A cache closed by its processes leaves its other handles to the file system. */
+    return h != NULL && h->cache != NULL && h->cache->fd_sys >= 0 ? h->cache : NULL;
+}
+
+/* The handle's cache: shared, or made; every process ends with the same outcome. */
+static int attach_cache(ADIO_File fd, struct edonio_handle *h, int open_code)
+{
+    int writes = (fd->access_mode & (ADIO_WRONLY | ADIO_RDWR)) != 0, same = 0, nprocs;
+    struct edonio_cache *found = NULL;
+
+    MPI_Comm_size(fd->comm, &nprocs);
+    if (open_code == MPI_SUCCESS)
+        found = ADIOI_EDONIO_Cache_find(fd->fd_sys, fd->comm, writes, &same);
+    if (nprocs == 1 && open_code == MPI_SUCCESS && found != NULL) { /* no one else to ask */
+        found->refs++;
+        h->cache = found;
+    } else {
+        int code = ADIOI_EDONIO_Cache_open(fd->comm, open_code, fd->fd_sys, fd->filename, writes,
+                                           &h->hints, found, &h->cache);
+        if (code != MPI_SUCCESS)
+            return code;
     }
-    /* Every owner has laid its segment out, and rank 0 has set the size: the cache is open. */
-    MPI_Barrier(ef->comm);
-    if (!ro_cache_create(fd))
-        return ENOMEM;
-    return ef->hints.preload ? ADIOI_EDONIO_Cache_preload(fd) : 0;
+    h->made = h->cache != found;
+    h->collective = h->made || same;
+    h->hints = h->cache->hints; /* the cache's shape, and what this process can cache */
+    return MPI_SUCCESS;
 }
 
 /*
- * Collective: write every dirty block back, then take the cache down. When a write-back fails the
- * cache stays up (the dirty blocks with it, for a later sync), unless 'always': at close the file
- * goes whatever happens, and the error says that data was lost.
+ * Collective: every owner fills its free slots with the blocks it owns, from the block holding the
+ * smallest file pointer of all processes on, never displacing cached blocks.
  */
-void ADIOI_EDONIO_Cache_detach(ADIO_File fd, int always, int *error_code)
+int ADIOI_EDONIO_Preload(ADIO_File fd)
 {
-    static char myname[] = "ADIOI_EDONIO_CLOSE";
-    struct edonio_file *ef = edonio_state(fd);
-    int err = ADIOI_EDONIO_Cache_flush_grouped(fd, 0);
+    struct edonio_handle *h = edonio_handle(fd);
+    long long mine = (long long)fd->fp_ind, from;
 
-    *error_code = err ? ADIOI_EDONIO_Err(myname, fd->filename, err) : MPI_SUCCESS;
-    ADIOI_EDONIO_Agree(ef->comm, error_code);
-    if (*error_code != MPI_SUCCESS && !always)
-        return;
-    ADIOI_EDONIO_Alias_unregister(ef); /* its aliases go to the file system, now up to date */
-    ADIOI_EDONIO_Segments_free(fd);
-    if (ef->ro != NULL) /* ROMIO's allocator refuses NULL */
-        ADIOI_Free(ef->ro);
-    ef->ro = NULL;
-}
-
-/* Collective (MPI_File_set_info): the cache again, in a new shape. */
-void ADIOI_EDONIO_Cache_rebuild(ADIO_File fd, const struct edonio_hints *h, int *error_code)
-{
-    static char myname[] = "ADIOI_EDONIO_SETINFO";
-    struct edonio_file *ef = edonio_state(fd);
-    struct edonio_hints mine = *h; /* the same on every process (see ad_edonio_hints.c) */
-    int err;
-
-    ADIOI_EDONIO_Cache_detach(fd, 0, error_code);
-    if (*error_code != MPI_SUCCESS)
-        return;
-    ef->hints = mine;
-    err = ADIOI_EDONIO_Cache_attach(fd);
-    *error_code = err ? ADIOI_EDONIO_Err(myname, fd->filename, err) : MPI_SUCCESS;
-    ADIOI_EDONIO_Agree(ef->comm, error_code);
-}
-
-static void state_free(ADIO_File fd)
-{
-    struct edonio_file *ef = edonio_state(fd);
-
-    if (ef == NULL)
-        return;
-    if (ef->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&ef->comm);
-    ADIOI_Free(ef);
-    fd->fs_ptr = NULL;
+    MPI_Allreduce(&mine, &from, 1, MPI_LONG_LONG, MPI_MIN, fd->comm);
+    int err = ADIOI_EDONIO_Cache_preload(h->cache, &h->stats, from);
+    return ADIOI_EDONIO_Agree(fd->comm, "ADIOI_EDONIO_PRELOAD", fd->filename, err);
 }
 
 void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
 {
-    static char myname[] = "ADIOI_EDONIO_OPENCOLL";
-    struct edonio_file *ef = edonio_state(fd);
-    int err = 0;
+    struct edonio_handle *h = edonio_handle(fd);
+    int nprocs;
 
     fd->hints->deferred_open = 0;
     ADIOI_GEN_OpenColl(fd, rank, access_mode, error_code);
-    /* Every process keeps the file open, or none does, and all report the same error. */
-    ADIOI_EDONIO_Agree(fd->comm, error_code);
-    if (*error_code != MPI_SUCCESS) {
-        state_free(fd);
+    MPI_Comm_size(fd->comm, &nprocs);
+    if (*error_code == MPI_SUCCESS && is_shared_fp_file(fd, nprocs)) {
+        h->opened = 1; /* no cache */
         return;
     }
-    MPI_Comm_dup(fd->comm, &ef->comm);
-    MPI_Comm_rank(ef->comm, &ef->rank);
-    MPI_Comm_size(ef->comm, &ef->nprocs);
-    /* One shape for everyone: rank 0's hints. */
-    MPI_Bcast(&ef->hints, sizeof(ef->hints), MPI_BYTE, 0, ef->comm);
-    if (ef->hints.flush_groups > ef->nprocs) /* at most one group per process */
-        ef->hints.flush_groups = ef->nprocs;
-    ADIOI_EDONIO_Hints_report(fd, &ef->hints);
-    if (!is_shared_fp_file(fd, ef->nprocs) && !ADIOI_EDONIO_Alias_attach(fd)) {
-        err = ADIOI_EDONIO_Cache_attach(fd);
-        if (err == 0)
-            ADIOI_EDONIO_Alias_register(ef);
-    }
-    *error_code = err ? ADIOI_EDONIO_Err(myname, fd->filename, err) : MPI_SUCCESS;
-    ADIOI_EDONIO_Agree(ef->comm, error_code);
-    if (*error_code != MPI_SUCCESS) {
-        int ignored;
-        if (ef->access != EDONIO_ACCESS_NONE)
-            ADIOI_EDONIO_Cache_detach(fd, 1, &ignored);
-        state_free(fd);
+    int code = attach_cache(fd, h, *error_code);
+    if (code != MPI_SUCCESS) {
+        /* Every process fails alike: close what opened here, or it leaks. */
+        if (*error_code == MPI_SUCCESS && fd->fd_sys >= 0)
+            close(fd->fd_sys);
+        fd->fd_sys = -1;
+        handle_free(fd);
+        *error_code = code;
         return;
     }
-    ef->opened = 1;
+    ADIOI_EDONIO_Hints_report(fd, &h->hints);
+    h->opened = 1;
+    if (h->hints.preload && h->made) /* EDONIO's preload at open */
+        *error_code = ADIOI_EDONIO_Preload(fd);
+}
+
+/* Every dirty byte of the handle's cache in the file: collectively, or alone. */
+static int close_cache(ADIO_File fd, struct edonio_handle *h)
+{
+    static char myname[] = "ADIOI_EDONIO_CLOSE";
+    struct edonio_cache *c = ADIOI_EDONIO_Cache_of(fd);
+    int code = MPI_SUCCESS;
+
+    if (c != NULL && h->collective) {
+        struct edonio_flush f = {fd->comm, &h->stats, ADIOI_EDONIO_Coll_budget(fd),
+                                 h->hints.flush_groups, EDONIO_FLUSH_CLOSE, myname};
+        code = ADIOI_EDONIO_Flush_all(c, &f);
+    } else if (c != NULL) {
+        code = ADIOI_EDONIO_Flush_alone(c, &h->stats, EDONIO_FLUSH_CLOSE, myname);
+    }
+    ADIOI_EDONIO_Stats_report(fd);
+    if (c != NULL && h->made)
+        ADIOI_EDONIO_Cache_close(c); /* its processes are done with it */
+    if (h->cache != NULL)
+        ADIOI_EDONIO_Cache_release(h->cache);
+    h->cache = NULL;
+    return code;
 }
 
 void ADIOI_EDONIO_Close(ADIO_File fd, int *error_code)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    int err = MPI_SUCCESS;
+    struct edonio_handle *h = edonio_handle(fd);
+    int code = MPI_SUCCESS;
 
     /* Rank 0 also closes once while creating the file, before the collective open. */
-    if (ef != NULL && ef->opened) {
-        if (ef->primary != NULL)
-            ADIOI_EDONIO_Alias_detach(ef); /* the primary keeps the cache, and writes it back */
-        else if (ef->access != EDONIO_ACCESS_NONE)
-            ADIOI_EDONIO_Cache_detach(fd, 1, &err);
-        ADIOI_EDONIO_Stats_report(fd);
-        state_free(fd);
+    if (h != NULL && h->opened) {
+        code = close_cache(fd, h);
+        handle_free(fd);
     }
     ADIOI_GEN_Close(fd, error_code);
     if (*error_code == MPI_SUCCESS)
-        *error_code = err;
+        *error_code = code;
 }

@@ -1,25 +1,27 @@
 /*
  * edonio: statistics of each open file.
  *
- * Each process counts what it did: cache hits and misses of the pieces it asked for, evictions and
- * write-backs it caused, read-only cache hits, and the read and write operations it issued to the
- * file system with their bytes. MPI_File_get_info reports this process's counters
+ * Each process counts what it did through each handle: cache hits and misses of the pieces it
+ * asked for (and how many were served by this node's copies of other nodes' blocks), evictions and
+ * write-backs it caused, the read and write operations it issued to the file system with their
+ * bytes, what it delivered to other nodes' owners, and the memory its cache laid out and touched.
+ * MPI_File_get_info reports this process's counters
  * (romio_edonio_stats_<name>); at close, EDONIO_STATS=1 prints one line per file with the sums over
  * the processes on standard error, and EDONIO_STATS=/absolute/path appends it to that file.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ad_edonio.h"
+#include "ad_edonio_cache.h"
 #include "adioi.h"
 
 #define NSTATS ((int)(sizeof(struct edonio_stats) / sizeof(long long)))
 
 /* The counters in struct order, as they are named in info keys and in the summary line. */
 static const char *const names[NSTATS] = {
-    "hits",     "misses",    "evictions",     "writebacks",     "ro_hits",
-    "fs_reads", "fs_writes", "fs_read_bytes", "fs_write_bytes", "coll_rounds",
-    "coll_phases", "direct",
+    "hits",        "misses",   "evictions",      "writebacks",  "remote_hits",
+    "fs_reads",    "fs_writes", "fs_read_bytes", "fs_write_bytes", "coll_rounds",
+    "coll_phases", "direct",   "delivered",      "mem_mapped",  "mem_touched",
 };
 
 static void print_line(FILE *out, const char *filename, int nprocs, const long long *v)
@@ -46,22 +48,33 @@ static void emit(const char *where, const char *filename, int nprocs, const long
         fclose(out);
 }
 
-/* Collective over the file's processes. Rank 0 decides whether to print. */
+/* The memory this process's cache uses now, into the counters. */
+static void memory(ADIO_File fd)
+{
+    struct edonio_handle *h = edonio_handle(fd);
+    struct edonio_cache *c = ADIOI_EDONIO_Cache_of(fd);
+
+    h->stats.mem_mapped = h->stats.mem_touched = 0;
+    if (c != NULL)
+        ADIOI_EDONIO_Node_memory(c, &h->stats.mem_mapped, &h->stats.mem_touched);
+}
+
+/*
+ * Collective over the handle's processes when EDONIO_STATS is set (the launcher gives every
+ * process the same environment): the sums, printed by rank 0.
+ */
 void ADIOI_EDONIO_Stats_report(ADIO_File fd)
 {
-    struct edonio_file *ef = edonio_state(fd);
     const char *where = getenv("EDONIO_STATS");
     long long total[NSTATS];
-    int on = where != NULL && where[0] != '\0' && !(where[0] == '0' && where[1] == '\0');
-
-    MPI_Bcast(&on, 1, MPI_INT, 0, ef->comm);
-    if (!on)
-        return;
     int rank, nprocs;
 
-    MPI_Comm_rank(ef->comm, &rank); /* in this handle's communicator (an alias has the primary's) */
-    MPI_Comm_size(ef->comm, &nprocs);
-    MPI_Reduce(&ef->stats, total, NSTATS, MPI_LONG_LONG, MPI_SUM, 0, ef->comm);
+    if (where == NULL || where[0] == '\0' || (where[0] == '0' && where[1] == '\0'))
+        return;
+    memory(fd);
+    MPI_Comm_rank(fd->comm, &rank);
+    MPI_Comm_size(fd->comm, &nprocs);
+    MPI_Reduce(&edonio_handle(fd)->stats, total, NSTATS, MPI_LONG_LONG, MPI_SUM, 0, fd->comm);
     if (rank == 0)
         emit(where, fd->filename, nprocs, total);
 }
@@ -69,10 +82,10 @@ void ADIOI_EDONIO_Stats_report(ADIO_File fd)
 /* This process's counters into the file's info, for MPI_File_get_info. */
 void ADIOI_EDONIO_Stats_info(ADIO_File fd)
 {
-    struct edonio_file *ef = edonio_state(fd);
-    const long long *v = (const long long *)&ef->stats;
+    const long long *v = (const long long *)&edonio_handle(fd)->stats;
     char key[64], value[32];
 
+    memory(fd);
     for (int i = 0; i < NSTATS; i++) {
         snprintf(key, sizeof(key), "romio_edonio_stats_%s", names[i]);
         snprintf(value, sizeof(value), "%lld", v[i]);
@@ -86,6 +99,6 @@ void ADIOI_EDONIO_Refresh_info(MPI_File fh)
     ADIO_File fd = MPIO_File_resolve(fh);
 
     if (fd != NULL && fd->cookie == ADIOI_FILE_COOKIE && fd->fns == &ADIO_EDONIO_operations &&
-        edonio_state(fd) != NULL && edonio_state(fd)->opened)
+        edonio_handle(fd) != NULL && edonio_handle(fd)->opened)
         ADIOI_EDONIO_Stats_info(fd);
 }

@@ -219,9 +219,12 @@ void do_preload(int fd)
 
     if (collective_check(fd, &f, 0) != 0)
         return;
-    if (f->fd->file_system == ADIO_EDONIO && edonio_state(f->fd)->access != EDONIO_ACCESS_NONE) {
+    if (f->fd->file_system == ADIO_EDONIO && ADIOI_EDONIO_Cache_of(f->fd) != NULL) {
         f->fd->fp_ind = f->pos; /* the preload starts at the smallest of these */
-        ADIOI_EDONIO_Cache_preload(f->fd);
+        int code = ADIOI_EDONIO_Preload(f->fd);
+        if (code != MPI_SUCCESS) /* do_preload returns nothing: errno says it, on every process */
+            legacy_errno(code);
+        return;
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }

@@ -237,6 +237,66 @@ static inline void ct_sync(MPI_File fh)
     CT_MPI(MPI_File_sync(fh));
 }
 
+/*
+ * Do all processes share one node, so that edonio keeps their caches in one another's memory?
+ * MPI says which processes share memory (under MPIR_CVAR_NOLOCAL, none do); the hint
+ * romio_edonio_shared_memory=false on the command line makes every process a node of its own.
+ */
+static inline int ct_one_node(void)
+{
+    static int known = -1;
+    MPI_Comm node;
+    int size;
+
+    if (known >= 0)
+        return known;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &size);
+    MPI_Comm_free(&node);
+    known = size == ct_nprocs;
+    for (int i = 2; i < ct_argc; i++)
+        if (strcmp(ct_argv[i], "romio_edonio_shared_memory=false") == 0)
+            known = 0;
+    return known;
+}
+
+/*
+ * Each rank's node as edonio sees it (the lowest rank of its node), and how many nodes there are.
+ * The caller frees the array.
+ */
+static inline int *ct_nodes(int *nnodes)
+{
+    int *node = malloc((size_t)ct_nprocs * sizeof(int)), mine = 0;
+    MPI_Comm comm;
+
+    if (!ct_one_node()) {
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &comm);
+        MPI_Allreduce(&ct_rank, &mine, 1, MPI_INT, MPI_MIN, comm);
+        MPI_Comm_free(&comm);
+        for (int i = 2; i < ct_argc; i++)
+            if (strcmp(ct_argv[i], "romio_edonio_shared_memory=false") == 0)
+                mine = ct_rank;
+    }
+    MPI_Allgather(&mine, 1, MPI_INT, node, 1, MPI_INT, MPI_COMM_WORLD);
+    *nnodes = 0;
+    for (int r = 0; r < ct_nprocs; r++)
+        *nnodes += node[r] == r;
+    return node;
+}
+
+/*
+ * Make every process's writes visible to every other before reading them. Across nodes that is
+ * MPI's rule, sync-barrier-sync (MPI-3.1 13.6.1), and all edonio promises. On one node edonio's
+ * caches are shared memory and a barrier is enough, which the tests check there.
+ */
+static inline void ct_share(MPI_File fh)
+{
+    if (ct_one_node())
+        MPI_Barrier(MPI_COMM_WORLD);
+    else
+        ct_sync(fh);
+}
+
 /* Rank 0 removes a file left by an earlier run; everyone waits. */
 static inline void ct_fresh(const char *filename)
 {

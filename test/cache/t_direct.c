@@ -5,8 +5,10 @@
  *
  * Blocks of 16 KiB, threshold 64 KiB. Rank r first writes small records (cached, dirty, never
  * synced) into a few blocks of its region, then one large unaligned write over the whole region,
- * then small records again; a large read by another rank must see exactly the last bytes written,
- * whether a block went direct or through the cache (a dirty cached block must never be bypassed).
+ * then small records again; a large read of its own region (before any sync) and by another rank
+ * (once shared: ct_share) must see exactly the last bytes written, whether a block went direct or
+ * through the cache (a dirty cached block must never be bypassed, nor written back over newer
+ * bytes).
  * Whole blocks went direct: the "direct" statistic is non-zero (so with
  * romio_edonio_direct_threshold=0 this test fails on purpose).
  */
@@ -50,19 +52,26 @@ int main(int argc, char **argv)
     fill(rec, base + small_at[1] + 100, sizeof(rec), 2); /* phase 2: one small record again */
     CT_MPI(MPI_File_write_at(fh, base + small_at[1] + 100, rec, sizeof(rec), MPI_BYTE,
                              MPI_STATUS_IGNORE));
-    MPI_Barrier(MPI_COMM_WORLD);
 
-    /* A large read of the next rank's region. */
+    /* A large read of its own region, then (once shared) of the next rank's. */
+    for (int pass = 0; pass < 2; pass++) {
+        int who = pass == 0 ? ct_rank : (ct_rank + 1) % ct_nprocs;
+        long long rbase = 333 + (long long)who * REGION;
+        if (pass == 1)
+            ct_share(fh);
+        CT_MPI(MPI_File_read_at(fh, rbase, buf, REGION, MPI_BYTE, MPI_STATUS_IGNORE));
+        bad = 0;
+        for (long long k = 0; k < REGION; k++) {
+            int phase =
+                k >= small_at[1] + 100 && k < small_at[1] + 100 + (long long)sizeof(rec) ? 2 : 1;
+            if (buf[k] != expect(rbase + k, phase) && bad++ == 0)
+                first = k;
+        }
+        CT_CHECK(bad == 0, "rank %d's region: %lld wrong bytes, the first at +%lld", who, bad,
+                 first);
+    }
     int peer = (ct_rank + 1) % ct_nprocs;
     long long pbase = 333 + (long long)peer * REGION;
-    CT_MPI(MPI_File_read_at(fh, pbase, buf, REGION, MPI_BYTE, MPI_STATUS_IGNORE));
-    for (long long k = 0; k < REGION; k++) {
-        long long off = pbase + k;
-        int phase = k >= small_at[1] + 100 && k < small_at[1] + 100 + (long long)sizeof(rec) ? 2 : 1;
-        if (buf[k] != expect(off, phase) && bad++ == 0)
-            first = k;
-    }
-    CT_CHECK(bad == 0, "rank %d's region: %lld wrong bytes, the first at +%lld", peer, bad, first);
     CT_CHECK(ct_get_ll(fh, "romio_edonio_stats_direct") > 0, "no block went direct");
     CT_MPI(MPI_File_close(&fh));
 

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
         long long len = (c + 1) * CHUNK <= size ? CHUNK : size - c * CHUNK;
         ct_write_at(fh, c * CHUNK, want + c * CHUNK, len, "chunk");
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    ct_share(fh);
     ct_expect_size(fh, size, "written");
     read_all(fh, want, size, "read back");
 

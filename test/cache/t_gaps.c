@@ -7,8 +7,9 @@
  * holes of every kind: whole blocks never written, holes inside a block between two records
  * written by different ranks, holes at a block's start and end, and a block with more separate
  * records than the cache keeps extents for. Every rank reads the whole file and the holes alone,
- * before any sync, after MPI_File_sync, after close and reopen (read-write, then read-only), and
- * rank 0 checks the file system's copy with pread.
+ * before any sync (across nodes: once the writes are shared, ct_share), after MPI_File_sync,
+ * after close and reopen (read-write, then read-only), and rank 0 checks the file system's copy
+ * with pread.
  */
 #include "cache_test.h"
 
@@ -129,8 +130,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < nrecs; i++)
         if (recs[i].writer == ct_rank)
             ct_write_at(fh, recs[i].off, want + recs[i].off, recs[i].len, "record");
-    MPI_Barrier(MPI_COMM_WORLD);
-    check_all(fh, want, size, "before sync");
+    ct_share(fh);
+    check_all(fh, want, size, ct_one_node() ? "before sync" : "shared");
     MPI_Barrier(MPI_COMM_WORLD);
     ct_sync(fh);
     check_all(fh, want, size, "after sync");

@@ -5,10 +5,12 @@
  *   t_hints FILE uneven     MPI_File_set_info with a new cache size on rank 0 only
  *
  * Invalid values (negative, zero, "abc", trailing garbage, a block size that is not a power of
- * two or out of range, 1000, a cache or read-only cache smaller than a block, a preload that is
- * not a boolean) fall back to the defaults, and MPI_File_get_info reports the values in effect on
- * every rank (also when the ranks pass different values: rank 0's win); valid values are
- * honoured (and the file works with them). MPI_File_set_info with a new romio_edonio_cache_size
+ * two or out of range, 1000, a cache smaller than a block, a preload that is not a boolean) fall
+ * back to the defaults, a remote cache smaller than a block holds one block, and
+ * MPI_File_get_info reports the values in effect on every rank (also when the ranks pass
+ * different values: rank 0's win; romio_edonio_ro_cache_size is the remote cache's older name);
+ * valid values are honoured (and the file works with them); a cache larger than the node's
+ * memory is lowered to what the node can give. MPI_File_set_info with a new romio_edonio_cache_size
  * (smaller than the data; then a new block size; then an invalid cache size) after open
  * rebuilds the cache: get_info reports the new value and the data written before, never synced,
  * is all still there, also after close.
@@ -18,11 +20,13 @@
  */
 #include "cache_test.h"
 
+#include <unistd.h>
+
 #define KIB       1024LL
 #define MIB       (1024LL * 1024)
 #define DEF_BLOCK (64 * KIB)
 #define DEF_CACHE (64 * MIB)
-#define DEF_RO    (16 * MIB)
+#define DEF_RO    (64 * MIB) /* romio_edonio_remote_cache_size */
 
 struct expect {
     long long block, cache, ro;
@@ -58,13 +62,13 @@ static void one_case(const char *filename, const char *name, struct expect want,
 
     long long block = ct_get_ll(fh, "romio_edonio_block_size");
     long long cache = ct_get_ll(fh, "romio_edonio_cache_size");
-    long long ro = ct_get_ll(fh, "romio_edonio_ro_cache_size");
+    long long ro = ct_get_ll(fh, "romio_edonio_remote_cache_size");
     ct_get(fh, "romio_edonio_preload", value);
     CT_CHECK(block == want.block, "%s: romio_edonio_block_size is %lld, expected %lld", name, block,
              want.block);
     CT_CHECK(cache == want.cache, "%s: romio_edonio_cache_size is %lld, expected %lld", name, cache,
              want.cache);
-    CT_CHECK(ro == want.ro, "%s: romio_edonio_ro_cache_size is %lld, expected %lld", name, ro,
+    CT_CHECK(ro == want.ro, "%s: romio_edonio_remote_cache_size is %lld, expected %lld", name, ro,
              want.ro);
     CT_CHECK(strcmp(value, want.preload) == 0, "%s: romio_edonio_preload is '%s', expected '%s'",
              name, value, want.preload);
@@ -78,7 +82,8 @@ static void one_case(const char *filename, const char *name, struct expect want,
     for (long long i = 0; i < size; i++)
         want_buf[i] = ct_pattern(100 + i, 10);
     ct_write_at(fh, 100 + len * rank, want_buf + len * rank, len, name);
-    MPI_Barrier(comm);
+    if (comm == MPI_COMM_WORLD)
+        ct_share(fh);
     memset(buf, 0xee, (size_t)size);
     ct_read_at(fh, 100, buf, size, size, name);
     ct_compare(name, buf, want_buf, 100, size);
@@ -115,12 +120,38 @@ static void invalid_and_valid(const char *filename)
     w.block = 1 * MIB;
     one_case(filename, "cache 512 KiB smaller than a block of 1 MiB", w, "romio_edonio_block_size",
              "1048576", "romio_edonio_cache_size", "524288", NULL);
-    /* Invalid read-only cache sizes (1000 is smaller than a block). */
-    const char *bad_ros[] = {"-5", "abc", "1000"};
+    /* Invalid remote cache sizes, under both names. */
+    const char *bad_ros[] = {"-5", "abc", "0"};
     for (size_t i = 0; i < sizeof(bad_ros) / sizeof(bad_ros[0]); i++) {
         char name[96];
+        snprintf(name, sizeof(name), "romio_edonio_remote_cache_size='%s'", bad_ros[i]);
+        one_case(filename, name, defaults, "romio_edonio_remote_cache_size", bad_ros[i], NULL);
         snprintf(name, sizeof(name), "romio_edonio_ro_cache_size='%s'", bad_ros[i]);
         one_case(filename, name, defaults, "romio_edonio_ro_cache_size", bad_ros[i], NULL);
+    }
+    /* Smaller than a block: one block. */
+    w = defaults;
+    w.ro = DEF_BLOCK;
+    one_case(filename, "remote cache 1000 bytes: one block", w, "romio_edonio_remote_cache_size",
+             "1000", NULL);
+    /* Larger than the machine: what the node can give, and the open is quick. */
+    {
+        MPI_File fh;
+        MPI_Info big = ct_info("romio_edonio_cache_size", "1099511627776",
+                               "romio_edonio_remote_cache_size", "1099511627776", NULL);
+        double t0 = MPI_Wtime();
+        CT_MPI(MPI_File_open(MPI_COMM_SELF, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, big, &fh));
+        double took = MPI_Wtime() - t0;
+        long long phys = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+        long long cache = ct_get_ll(fh, "romio_edonio_cache_size");
+        long long remote = ct_get_ll(fh, "romio_edonio_remote_cache_size");
+        CT_CHECK(cache > 0 && cache <= phys / 2, "a cache of 1 TiB on %lld bytes of memory: "
+                 "romio_edonio_cache_size is %lld", phys, cache);
+        CT_CHECK(remote > 0 && remote <= phys / 4, "a remote cache of 1 TiB on %lld bytes of "
+                 "memory: romio_edonio_remote_cache_size is %lld", phys, remote);
+        CT_CHECK(took < 5, "opening with a cache of 1 TiB took %.1f s", took);
+        CT_MPI(MPI_File_close(&fh));
+        MPI_Info_free(&big);
     }
     /* Invalid preload values. */
     const char *bad_preloads[] = {"abc", "yes", "2"};
@@ -131,7 +162,7 @@ static void invalid_and_valid(const char *filename)
     }
     /* All invalid at once. */
     one_case(filename, "all invalid", defaults, "romio_edonio_block_size", "1000",
-             "romio_edonio_cache_size", "-7", "romio_edonio_ro_cache_size", "x",
+             "romio_edonio_cache_size", "-7", "romio_edonio_remote_cache_size", "x",
              "romio_edonio_preload", "maybe", NULL);
 
     /* Valid values are honoured. */
@@ -140,19 +171,19 @@ static void invalid_and_valid(const char *filename)
     w.ro = 256 * KIB;
     w.preload = "true";
     one_case(filename, "valid: 16 KiB, 1 MiB, 256 KiB, true", w, "romio_edonio_block_size", "16384",
-             "romio_edonio_cache_size", "1048576", "romio_edonio_ro_cache_size", "262144",
+             "romio_edonio_cache_size", "1048576", "romio_edonio_remote_cache_size", "262144",
              "romio_edonio_preload", "true", NULL);
     w.block = 4 * KIB;
     w.cache = 4 * KIB;
-    w.ro = 0;
+    w.ro = 8 * KIB;
     w.preload = "false";
-    one_case(filename, "valid: smallest block, a cache of one block, no read-only cache", w,
+    one_case(filename, "valid: smallest block, caches of one and two blocks (older name)", w,
              "romio_edonio_block_size", "4096", "romio_edonio_cache_size", "4096",
-             "romio_edonio_ro_cache_size", "0", "romio_edonio_preload", "false", NULL);
+             "romio_edonio_ro_cache_size", "8192", "romio_edonio_preload", "false", NULL);
     w = defaults;
     w.block = 64 * MIB;
     w.cache = 64 * MIB; /* the default cache holds one such block */
-    w.ro = 64 * MIB;    /* the default read-only cache is smaller than a block: one block */
+    w.ro = 64 * MIB;    /* and so does the default remote cache */
     one_case(filename, "valid: the largest block", w, "romio_edonio_block_size", "67108864", NULL);
     w = defaults;
     w.preload = "true";
@@ -169,14 +200,14 @@ static void world_cases(const char *filename)
     struct expect w = defaults;
 
     one_case(filename, "everyone: all invalid", defaults, "romio_edonio_block_size", "12288",
-             "romio_edonio_cache_size", "0", "romio_edonio_ro_cache_size", "-1",
+             "romio_edonio_cache_size", "0", "romio_edonio_remote_cache_size", "-1",
              "romio_edonio_preload", "abc", NULL);
     w.block = 16 * KIB;
     w.cache = 1 * MIB;
-    w.ro = 0;
+    w.ro = 512 * KIB;
     w.preload = "true";
     one_case(filename, "everyone: valid", w, "romio_edonio_block_size", "16384",
-             "romio_edonio_cache_size", "1048576", "romio_edonio_ro_cache_size", "0",
+             "romio_edonio_cache_size", "1048576", "romio_edonio_remote_cache_size", "524288",
              "romio_edonio_preload", "true", NULL);
     /* Different values on different ranks: rank 0's are in effect everywhere. */
     w.block = 32 * KIB;
@@ -246,7 +277,7 @@ static void set_info(const char *filename)
         if (c % ct_nprocs == ct_rank)
             ct_write_at(fh, c * 3000, want + c * 3000,
                         (c + 1) * 3000 <= size ? 3000 : size - c * 3000, "record");
-    MPI_Barrier(MPI_COMM_WORLD);
+    ct_share(fh);
     check_data(fh, want, size, "before MPI_File_set_info");
     MPI_Barrier(MPI_COMM_WORLD);
 

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
         fill(rec, 4 * GIB - 50, RECLEN);
         ct_write_at(fh, 4 * GIB - 50, rec, RECLEN, "record across 4 GiB");
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    ct_share(fh);
     check(fh, end, "written");
     MPI_Barrier(MPI_COMM_WORLD);
     ct_sync(fh);

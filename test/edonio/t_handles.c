@@ -1,13 +1,16 @@
 /*
  * edonio test: a process's two handles of one file see each other's writes without a sync, as
- * PnetCDF expects (it opens each file on its communicator and again on MPI_COMM_SELF).
+ * PnetCDF expects (it opens each file on its communicator and again on MPI_COMM_SELF); other
+ * processes' writes are seen after sync-barrier-sync, as MPI promises (MPI-3.1 13.6.1), on one
+ * node and across nodes.
  *
  *   t_handles FILE
  *
- * Every rank writes its record through the shared handle, reads its neighbour's back through its
- * own MPI_COMM_SELF handle, overwrites part of it through that handle, and the shared handle sees
- * the change. Then the MPI_COMM_SELF handle is closed first (as PnetCDF does) and the shared one
- * last, and the file on disk holds every write.
+ * Every rank writes its record through the shared handle and reads it back through its own
+ * MPI_COMM_SELF handle, then rewrites its first half through that handle and reads it through the
+ * shared one (no sync: the same process). After sync-barrier-sync it reads its neighbour's record
+ * through each handle. Then the MPI_COMM_SELF handle is closed first (as PnetCDF does) and the
+ * shared one last, and the file on disk holds every write.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -43,16 +46,26 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
 
     MPI_File_open(MPI_COMM_SELF, argv[1], MPI_MODE_RDWR, MPI_INFO_NULL, &self);
-    MPI_File_read_at(self, (MPI_Offset)peer * REC, buf, REC, MPI_BYTE, MPI_STATUS_IGNORE);
-    expect("neighbour's record through the second handle", buf, 'a' + peer, REC);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_read_at(self, (MPI_Offset)rank * REC, buf, REC, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect("own record through the second handle", buf, 'a' + rank, REC);
     /* Each rank rewrites the first half of its own record through its second handle. */
     memset(buf, 'A' + rank, REC / 2);
     MPI_File_write_at(self, (MPI_Offset)rank * REC, buf, REC / 2, MPI_BYTE, MPI_STATUS_IGNORE);
+    MPI_File_read_at(all, (MPI_Offset)rank * REC, buf, REC, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect("own rewrite through the first handle", buf, 'A' + rank, REC / 2);
+    expect("own rest through the first handle", buf + REC / 2, 'a' + rank, REC / 2);
+    /* Other processes' writes: sync-barrier-sync. */
+    MPI_File_sync(self);
+    MPI_File_sync(all);
     MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(all);
+    MPI_File_sync(self);
     MPI_File_read_at(all, (MPI_Offset)peer * REC, buf, REC, MPI_BYTE, MPI_STATUS_IGNORE);
-    expect("the rewrite through the first handle", buf, 'A' + peer, REC / 2);
-    expect("the rest through the first handle", buf + REC / 2, 'a' + peer, REC / 2);
+    expect("neighbour's rewrite through the first handle", buf, 'A' + peer, REC / 2);
+    expect("neighbour's rest through the first handle", buf + REC / 2, 'a' + peer, REC / 2);
+    MPI_File_read_at(self, (MPI_Offset)peer * REC, buf, REC, MPI_BYTE, MPI_STATUS_IGNORE);
+    expect("neighbour's rewrite through the second handle", buf, 'A' + peer, REC / 2);
+    expect("neighbour's rest through the second handle", buf + REC / 2, 'a' + peer, REC / 2);
     MPI_File_close(&self);
     MPI_File_close(&all);
 

@@ -1,16 +1,17 @@
 /*
- * edonio unit test: one owner's block cache on its own (ad_edonio/ad_edonio_cache.c): the hash
- * index under wrap-mapped block numbers, LRU order and the victim, free-slot reuse, dirty extents
- * (merging, overflow, collapse when valid), readability, truncation, the ownership map, and how a
- * request is cut into block pieces (64-bit offsets).
+ * edonio unit test: one segment of the block cache on its own (ad_edonio/ad_edonio_segment.c):
+ * the hash index under wrap-mapped block numbers, LRU order and the victims, free-slot reuse, the
+ * limit, laying out over zeroed memory and touching it only as blocks need it, clearing, exact
+ * dirty extents (merging, overflow, no collapse when valid), readability, truncation, the
+ * ownership map, and how a request is cut into block pieces (64-bit offsets).
  *
- * Prints "PASS cache/<case>" or "FAIL cache/<case> (...)" per case and "N passed, N failed".
+ * Prints "PASS segment/<case>" or "FAIL segment/<case> (...)" per case and "N passed, N failed".
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ad_edonio_cache.h"
+#include "ad_edonio_segment.h"
 
 static int passed, failed, case_errors;
 
@@ -28,17 +29,17 @@ static void run(const char *name, void (*fn)(void))
     fn();
     if (case_errors == 0) {
         passed++;
-        printf("PASS cache/%s\n", name);
+        printf("PASS segment/%s\n", name);
     } else {
         failed++;
-        printf("FAIL cache/%s (%d checks failed)\n", name, case_errors);
+        printf("FAIL segment/%s (%d checks failed)\n", name, case_errors);
     }
 }
 
 static struct edonio_segment *new_segment(int32_t nslots, uint32_t block_size)
 {
-    void *mem = aligned_alloc(8, edonio_segment_size(nslots, block_size));
-    return edonio_segment_init(mem, nslots, block_size);
+    void *mem = calloc(1, edonio_segment_size(nslots, block_size)); /* zeroed, as a new memfd */
+    return edonio_segment_init(mem, nslots, block_size, 42);
 }
 
 /* Blocks owned by rank 3 of 7: 3, 10, 17, ... */
@@ -122,17 +123,74 @@ static void test_dirty_merge(void)
 static void test_dirty_overflow(void)
 {
     struct edonio_slot s = {.block = 0};
+    const uint32_t top = EDONIO_MAX_EXTENTS * 100;
 
     for (uint32_t i = 0; i < EDONIO_MAX_EXTENTS; i++)
         EXPECT(edonio_dirty_add(&s, i * 100, i * 100 + 10) == 0);
-    EXPECT(edonio_dirty_add(&s, 5000, 5010) == -1); /* not valid: cannot take a ninth */
+    EXPECT(edonio_dirty_add(&s, top + 5000, top + 5010) == -1); /* full: no more */
     EXPECT(s.ndirty == EDONIO_MAX_EXTENTS);
-    edonio_mark_valid(&s); /* after a fetch: one hull */
-    EXPECT(s.ndirty == 1 && s.dirty[0].lo == 0 && s.dirty[0].hi == 710);
-    EXPECT(edonio_dirty_add(&s, 5000, 5010) == 0);
-    for (uint32_t i = 0; i < EDONIO_MAX_EXTENTS; i++)
-        EXPECT(edonio_dirty_add(&s, 6000 + i * 100, 6000 + i * 100 + 1) == 0);
-    EXPECT(s.ndirty <= EDONIO_MAX_EXTENTS && s.dirty[0].lo == 0);
+    EXPECT(edonio_dirty_add(&s, 105, 150) == 0); /* merging into one still fits */
+    EXPECT(s.ndirty == EDONIO_MAX_EXTENTS && s.dirty[1].hi == 150);
+    edonio_mark_valid(&s); /* fetched: the extents stay exact, fetched bytes are never dirty */
+    EXPECT(s.ndirty == EDONIO_MAX_EXTENTS && s.dirty[0].lo == 0 && s.dirty[0].hi == 10);
+    EXPECT(edonio_dirty_add(&s, top + 5000, top + 5010) == -1); /* still full */
+    edonio_dirty_clear(&s); /* written back */
+    EXPECT(s.ndirty == 0 && (s.flags & EDONIO_SLOT_VALID));
+    EXPECT(edonio_dirty_add(&s, top + 5000, top + 5010) == 0);
+}
+
+static void test_lazy(void)
+{
+    int32_t nslots = 1000;
+    uint32_t bs = 4096;
+    size_t size = edonio_segment_size(nslots, bs);
+    unsigned char *mem = calloc(1, size);
+    struct edonio_segment *seg = edonio_segment_init(mem, nslots, bs, 7);
+
+    /* Laying out writes the header only: the slot table, index and data are untouched. */
+    for (size_t i = seg->slots_offset; i < size; i++)
+        if (mem[i] != 0) {
+            EXPECT(mem[i] == 0);
+            break;
+        }
+    EXPECT(seg->magic == EDONIO_SEGMENT_MAGIC && seg->cookie == 7 && seg->nhigh == 0);
+    /* Slots are taken from the start: three blocks touch three slots' data, no more. */
+    for (int i = 0; i < 3; i++)
+        memset(edonio_slot_data(seg, edonio_insert(seg, 100 + i)), 0xab, bs);
+    EXPECT(seg->nhigh == 3);
+    for (size_t i = seg->data_offset + 3 * (size_t)bs; i < size; i++)
+        if (mem[i] != 0) {
+            EXPECT(mem[i] == 0);
+            break;
+        }
+    /* A freed slot is taken again before a new one. */
+    edonio_remove(seg, edonio_lookup(seg, 101));
+    EXPECT(edonio_insert(seg, 200) == 1 && seg->nhigh == 3);
+    /* The limit: no more blocks at once than it says. */
+    seg->limit = 4;
+    EXPECT(edonio_insert(seg, 300) != EDONIO_NO_SLOT);
+    EXPECT(edonio_insert(seg, 301) == EDONIO_NO_SLOT);
+    /* Cleared: nothing found, and the index is empty again. */
+    edonio_segment_clear(seg);
+    EXPECT(seg->nused == 0 && edonio_lookup(seg, 100) == EDONIO_NO_SLOT &&
+           edonio_lookup(seg, 300) == EDONIO_NO_SLOT && edonio_victim(seg) == EDONIO_NO_SLOT);
+    EXPECT(edonio_insert(seg, 100) == 0);
+    free(mem);
+}
+
+static void test_victims(void)
+{
+    struct edonio_segment *seg = new_segment(4, 4096);
+    int32_t s[4];
+
+    for (int i = 0; i < 4; i++)
+        s[i] = edonio_insert(seg, owned(i));
+    /* From the least recently used towards the most: 0, 1, 2, 3. */
+    int32_t v = edonio_victim(seg);
+    for (int i = 0; i < 4; i++, v = edonio_newer(seg, v))
+        EXPECT(v == s[i]);
+    EXPECT(v == EDONIO_NO_SLOT);
+    free(seg);
 }
 
 static void test_readable(void)
@@ -158,7 +216,7 @@ static void test_truncate(void)
     edonio_dirty_add(s, 1000, 3000);
     edonio_mark_valid(s);
     edonio_truncate_slot(seg, slot, 2000);
-    EXPECT(s->ndirty == 1 && s->dirty[0].hi == 2000);
+    EXPECT(s->ndirty == 2 && s->dirty[0].hi == 100 && s->dirty[1].hi == 2000);
     EXPECT(!(s->flags & EDONIO_SLOT_VALID)); /* unwritten bytes come from the truncated file */
     EXPECT(edonio_readable(s, 1000, 2000) && !edonio_readable(s, 1999, 2001));
     edonio_truncate_slot(seg, slot, 50);
@@ -212,6 +270,8 @@ int main(void)
     run("remove-all", test_remove_all);
     run("dirty-merge", test_dirty_merge);
     run("dirty-overflow", test_dirty_overflow);
+    run("lazy", test_lazy);
+    run("victims", test_victims);
     run("readable", test_readable);
     run("truncate", test_truncate);
     run("ownership", test_ownership);

@@ -1,0 +1,74 @@
+/*
+ * edonio: putting every dirty byte of a cache in the file (MPI_File_sync, MPI_File_close, atomic
+ * mode switched on, a new shape).
+ *
+ * Collective over the cache's processes: remote segments are delivered to the owners (when the
+ * processes span nodes), every owner writes its dirty blocks back in file order, in
+ * romio_edonio_flush_groups groups one after the other, and every process returns the same outcome.
+ * On one node no remote segment holds anything unless a process could not map a node peer's
+ * memory; the agreement says so, and only then is there a delivery and a second write-back.
+ *
+ * A handle of one process that shares a larger cache flushes alone: it writes every dirty byte it
+ * reaches (its node's segments, own and remote) to the file itself.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include "ad_edonio_flush.h"
+
+/* Write back this process's own segment, the processes in 'groups' groups taking turns. */
+static int write_back_grouped(struct edonio_cache *c, MPI_Comm comm, struct edonio_stats *st,
+                              int groups, int drop)
+{
+    int mine, err = 0;
+
+    groups = groups < c->nprocs ? groups : c->nprocs;
+    if (groups <= 1)
+        return ADIOI_EDONIO_Cache_write_back_own(c, st, drop);
+    mine = (int)((long long)c->rank * groups / c->nprocs);
+    for (int g = 0; g < groups; g++) {
+        if (g == mine)
+            err = ADIOI_EDONIO_Cache_write_back_own(c, st, drop);
+        MPI_Barrier(comm);
+    }
+    return err;
+}
+
+/* Delivery, then the write-back; and what 'how' asks after it on this process. errno or 0. */
+static int flush_once(struct edonio_cache *c, const struct edonio_flush *f, int deliver)
+{
+    int err = 0, e;
+
+    if (deliver)
+        err = ADIOI_EDONIO_Net_deliver(c, f->comm, f->st, f->budget, 0);
+    e = write_back_grouped(c, f->comm, f->st, f->groups, f->how != EDONIO_FLUSH_CLOSE);
+    err = err ? err : e;
+    if (err == 0 && f->how == EDONIO_FLUSH_SYNC && fsync(c->fd_sys) != 0)
+        err = errno;
+    if (deliver && err == 0 && f->how != EDONIO_FLUSH_CLOSE)
+        ADIOI_EDONIO_Cache_forget_remote(c); /* copies of other nodes' blocks may be stale now */
+    return err;
+}
+
+int ADIOI_EDONIO_Flush_all(struct edonio_cache *c, const struct edonio_flush *f)
+{
+    int err = flush_once(c, f, c->nodes_apart), again = 0, code;
+
+    code = ADIOI_EDONIO_Agree_flag(f->comm, f->myname, c->filename, err,
+                                   !c->nodes_apart && ADIOI_EDONIO_Cache_remote_dirty(c), &again);
+    if (code != MPI_SUCCESS || !again)
+        return code;
+    /* One node, but some process could not map another's memory: deliver what it kept. */
+    err = flush_once(c, f, 1);
+    return ADIOI_EDONIO_Agree(f->comm, f->myname, c->filename, err);
+}
+
+int ADIOI_EDONIO_Flush_alone(struct edonio_cache *c, struct edonio_stats *st, int how,
+                             const char *myname)
+{
+    int err = ADIOI_EDONIO_Cache_write_back_reachable(c, st, how != EDONIO_FLUSH_CLOSE);
+
+    if (err == 0 && how == EDONIO_FLUSH_SYNC && fsync(c->fd_sys) != 0)
+        err = errno;
+    return err ? ADIOI_EDONIO_Err(myname, c->filename, err) : MPI_SUCCESS;
+}

@@ -1,0 +1,206 @@
+/*
+ * edonio: collective reads and writes, the ADIO entry points.
+ *
+ * Writes. Where every process reaches every owner in memory (one node), each process puts its
+ * pieces in place itself (romio_edonio_coll_path=auto): an exchange would only copy the data
+ * twice more. Across nodes, or with coll_path=exchange, the pieces go to their owners in a
+ * collective pass (ad_edonio_coll.c), after the remote segments have delivered what they held (a
+ * process's earlier independent writes must not land after this call's); an owner writes back at
+ * once the blocks written by processes on other nodes, which read them back from the file.
+ *
+ * Reads. Each process reads its pieces through its node (owners' segments, remote segments, the
+ * file), as an independent read would, and sees what MPI entitles it to: its own writes, and the
+ * others' after a sync. coll_path=exchange reads through the owners instead.
+ *
+ * MPI atomic mode: ad_edonio_atomic.c. Every process returns the same outcome. The nonblocking
+ * forms do their work when they start and return a completed request.
+ */
+#include <fcntl.h>
+
+#include "ad_edonio_coll.h"
+
+/* Collective calls go through the owners unless this handle cannot reach them all. */
+static struct edonio_cache *coll_cache(ADIO_File fd)
+{
+    struct edonio_cache *c = ADIOI_EDONIO_Cache_of(fd);
+
+    return c != NULL && edonio_handle(fd)->collective ? c : NULL;
+}
+
+static struct edonio_pass pass_of(ADIO_File fd, struct edonio_cache *c, enum edonio_coll_op op,
+                                  enum edonio_coll_keep keep)
+{
+    struct edonio_pass p = {c, fd->comm, &edonio_handle(fd)->stats, ADIOI_EDONIO_Coll_budget(fd),
+                            op, keep, NULL};
+    return p;
+}
+
+/* ROMIO's romio_cb_write / romio_cb_read = disable: every process on its own, through the cache. */
+static int cb_disabled(ADIO_File fd, int writing)
+{
+    return (writing ? fd->hints->cb_write : fd->hints->cb_read) == ADIOI_HINT_DISABLE;
+}
+
+/* Bytes of the request before the file's end (a read past it is short, as an independent one). */
+static MPI_Count bytes_before(const struct edonio_req *req, ADIO_Offset size)
+{
+    MPI_Count n = 0;
+
+    for (int64_t i = 0; i < req->n; i++)
+        if (req->off[i] < size)
+            n += req->off[i] + req->len[i] <= size ? req->len[i] : size - req->off[i];
+    return n;
+}
+
+/* The outcome on every process; the file's size as every process learns it from the others. */
+static void finish(ADIO_File fd, struct edonio_cache *c, const char *myname, int err,
+                   ADIO_Offset end, int *error_code)
+{
+    long long all_end = 0;
+
+    fd->fp_sys_posn = -1;
+    *error_code = ADIOI_EDONIO_Agree_max(fd->comm, myname, fd->filename, err, end, &all_end);
+    ADIOI_EDONIO_Size_max(c, all_end);
+}
+
+/* A write pass through the owners: delivery first, then this call's pieces. */
+static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req,
+                                enum edonio_coll_keep keep)
+{
+    struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_WRITE, keep);
+    int err = 0, e;
+
+    if (c->nodes_apart)
+        err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1);
+    if (fd->atomicity && edonio_handle(fd)->hints.atomicity == EDONIO_ATOMIC_GRAPH_COLORING)
+        e = ADIOI_EDONIO_Coloured_write(&pass, req);
+    else
+        e = ADIOI_EDONIO_Coll_run(&pass, req, 1, NULL);
+    if (c->nodes_apart)
+        ADIOI_EDONIO_Cache_forget_remote(c); /* its copies may predate this call's writes */
+    return err ? err : e;
+}
+
+static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req)
+{
+    struct edonio_stats *st = &edonio_handle(fd)->stats;
+    enum edonio_atomicity method = edonio_handle(fd)->hints.atomicity;
+
+    if (fd->atomicity && method == EDONIO_ATOMIC_LOCKING)
+        return ADIOI_EDONIO_Locked_io(fd, req, 1);
+    if (fd->atomicity)
+        return write_through_owners(fd, c, req, c->bypass ? EDONIO_KEEP_NONE : EDONIO_KEEP_ALL);
+    if (cb_disabled(fd, 1) ||
+        (!c->nodes_apart && edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO))
+        return ADIOI_EDONIO_Req_independent(c, st, ADIOI_EDONIO_Coll_budget(fd), req, 1);
+    return write_through_owners(fd, c, req,
+                                c->nodes_apart ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL);
+}
+
+void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                   MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                   ADIO_Status *status, int *error_code)
+{
+    static char myname[] = "ADIOI_EDONIO_WRITESTRIDEDCOLL";
+    struct edonio_cache *c = coll_cache(fd);
+    ADIO_Offset lock_start = 0, locked = 0;
+    struct edonio_req req;
+    int err;
+
+    if (c == NULL) {
+        ADIOI_GEN_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                   error_code);
+        return;
+    }
+    ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
+    err = req.bytes > 0 ? ADIOI_EDONIO_Cache_check(c, req.start, req.end - req.start) : 0;
+    if (err) /* take part with nothing: the others are in the call */
+        req.n = 0, req.bytes = 0;
+    if (fd->atomicity && edonio_handle(fd)->hints.atomicity != EDONIO_ATOMIC_LOCKING)
+        locked = ADIOI_EDONIO_Atomic_lock(fd, &req, F_WRLCK, &lock_start);
+    int e = write_coll(fd, c, &req);
+    err = err ? err : e;
+    finish(fd, c, myname, err, req.bytes > 0 ? req.end : 0, error_code);
+    ADIOI_EDONIO_Atomic_unlock(fd, lock_start, locked);
+    if (*error_code == MPI_SUCCESS)
+        MPIR_Status_set_bytes(status, datatype, req.bytes);
+    ADIOI_EDONIO_Req_free(&req);
+}
+
+static int read_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req)
+{
+    struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_READ, EDONIO_KEEP_ALL);
+    int err = 0, e;
+
+    if (fd->atomicity && edonio_handle(fd)->hints.atomicity == EDONIO_ATOMIC_LOCKING)
+        return ADIOI_EDONIO_Locked_io(fd, req, 0);
+    if (c->bypass || cb_disabled(fd, 0) ||
+        edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO)
+        return ADIOI_EDONIO_Req_independent(c, pass.st, pass.budget, req, 0);
+    if (c->nodes_apart) /* the owners must have this process's own writes */
+        err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1);
+    e = ADIOI_EDONIO_Coll_run(&pass, req, 1, NULL);
+    if (c->nodes_apart)
+        ADIOI_EDONIO_Cache_forget_remote(c);
+    return err ? err : e;
+}
+
+void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                  int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                  int *error_code)
+{
+    static char myname[] = "ADIOI_EDONIO_READSTRIDEDCOLL";
+    struct edonio_cache *c = coll_cache(fd);
+    ADIO_Offset lock_start = 0, locked = 0;
+    struct edonio_req req;
+    int err;
+
+    if (c == NULL) {
+        ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                  error_code);
+        return;
+    }
+    ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
+    if (fd->atomicity && edonio_handle(fd)->hints.atomicity != EDONIO_ATOMIC_LOCKING)
+        locked = ADIOI_EDONIO_Atomic_lock(fd, &req, F_RDLCK, &lock_start);
+    err = read_coll(fd, c, &req);
+    finish(fd, c, myname, err, 0, error_code);
+    ADIOI_EDONIO_Atomic_unlock(fd, lock_start, locked);
+    if (*error_code == MPI_SUCCESS)
+        MPIR_Status_set_bytes(status, datatype, bytes_before(&req, ADIOI_EDONIO_Size_get(c)));
+    ADIOI_EDONIO_Req_free(&req);
+}
+
+/*
+ * The nonblocking collectives do their work when they start and return a completed request, as
+ * ROMIO's FAKE entry points do for independent I/O. (A program that makes another process's
+ * MPI_File_iwrite_all wait for a message it sends after its own would hang; doc/design.md.)
+ */
+static void completed(ADIO_File fd, ADIO_Status *status, MPI_Request *request, int *error_code)
+{
+    MPI_Count bytes = 0;
+
+    if (*error_code == MPI_SUCCESS)
+        MPI_Get_elements_x(status, MPI_BYTE, &bytes);
+    MPIO_Completed_request_create(&fd, (MPI_Offset)bytes, error_code, request);
+}
+
+void ADIOI_EDONIO_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                    MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                    MPI_Request *request, int *error_code)
+{
+    ADIO_Status status;
+
+    ADIO_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status, error_code);
+    completed(fd, &status, request, error_code);
+}
+
+void ADIOI_EDONIO_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                   int file_ptr_type, ADIO_Offset offset, MPI_Request *request,
+                                   int *error_code)
+{
+    ADIO_Status status;
+
+    ADIO_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status, error_code);
+    completed(fd, &status, request, error_code);
+}

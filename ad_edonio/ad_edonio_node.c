@@ -1,0 +1,399 @@
+/*
+ * edonio: the shared-memory way of reaching an owner.
+ *
+ * Every process keeps its two segments (own and remote, ad_edonio_cache.h) in memory of its own,
+ * a memfd, laid out lazily: only headers are written at open, and pages are touched as blocks need
+ * them, so a process's cache costs what its blocks use, however large romio_edonio_cache_size is.
+ * At open each process publishes where that memory is (pid and descriptor, in the open's one
+ * exchange of records); the processes of its node map it through /proc/<pid>/fd/<fd>, check the
+ * segment's cookie, and from then on work on it directly: load, store and an atomic lock word per
+ * segment. No MPI call is made to reach an owner on the same node.
+ *
+ * Processes share a node when the kernel instance, the PID namespace and the user are the same
+ * (the key). Where MPICH is told to act as if every process were on a node of its own
+ * (MPIR_CVAR_NOLOCAL, how nodes are simulated on one machine), or romio_edonio_shared_memory is
+ * false, every process is a node of its own. A process whose memory cannot be mapped is reached
+ * over the network instead: that choice is each process's own and needs no agreement.
+ *
+ * Blocks owned on another node go to a remote segment of this node, chosen by the block, so that
+ * the processes of a node share their copies and merge their writes before delivery.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ad_edonio_cache.h"
+#include "adioi.h"
+
+enum { READY_WAIT_S = 10 };
+
+/* ---------------------------------------------------------------- keys and cookies */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xBF58476D1CE4E5B9ull;
+}
+
+static uint64_t hash_text(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = mix(h, (unsigned char)*s);
+    return h;
+}
+
+static uint64_t random64(void)
+{
+    static uint64_t counter;
+    uint64_t v = 0;
+
+    if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        v = mix(mix((uint64_t)t.tv_nsec, (uint64_t)t.tv_sec), (uint64_t)getpid());
+    }
+    return mix(v, ++counter);
+}
+
+/* MPICH's own switch that makes every process a node of its own (simulated nodes). */
+static int mpich_nolocal(void)
+{
+    static const char *const names[] = {"MPIR_CVAR_NOLOCAL", "MPIR_PARAM_NOLOCAL",
+                                        "MPICH_NOLOCAL"};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = getenv(names[i]);
+        if (v != NULL && (atoi(v) > 0 || !strcasecmp(v, "true") || !strcasecmp(v, "yes")))
+            return 1;
+    }
+    return 0;
+}
+
+/* Processes with equal keys can map each other's memfd: same kernel, PID namespace and user. */
+static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
+{
+    char boot[64] = "", host[256] = "";
+    struct stat st;
+    uint64_t key = 0x65646f6e696fULL;
+    FILE *f;
+
+    if (!h->shared_memory || mpich_nolocal())
+        return cookie; /* unique: a node of its own */
+    if ((f = fopen("/proc/sys/kernel/random/boot_id", "r")) != NULL) {
+        if (fgets(boot, sizeof(boot), f) == NULL)
+            boot[0] = '\0';
+        fclose(f);
+    }
+    if (boot[0] == '\0' && gethostname(host, sizeof(host) - 1) == 0)
+        key = hash_text(key, host);
+    key = hash_text(key, boot);
+    if (stat("/proc/self/ns/pid", &st) == 0)
+        key = mix(key, (uint64_t)st.st_ino);
+    return mix(key, (uint64_t)getuid());
+}
+
+/* ---------------------------------------------------------------- this process's memory */
+
+/* Physical memory this node can give a cache: the machine's, or the cgroup's limit if lower. */
+static long long node_memory(void)
+{
+    long long bytes = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE), limit;
+    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+
+    if (f == NULL)
+        f = fopen("/sys/fs/cgroup/memory/memory.limit_in_bytes", "r");
+    if (f != NULL) {
+        if (fscanf(f, "%lld", &limit) == 1 && limit > 0 && limit < bytes)
+            bytes = limit;
+        fclose(f);
+    }
+    return bytes > 0 ? bytes : (1LL << 30);
+}
+
+/* Slots for 'bytes' of blocks, at most 'cap' bytes of them, at least one. */
+static int32_t slots_for(long long bytes, long long block, long long cap)
+{
+    if (bytes > cap)
+        bytes = cap;
+    bytes /= block;
+    if (bytes > INT32_MAX / 4)
+        bytes = INT32_MAX / 4;
+    return (int32_t)(bytes > 1 ? bytes : 1);
+}
+
+/* The memory of a process: its own segment, then its remote segment. */
+static size_t memory_size(const struct edonio_hints *h, int nprocs, long long cap)
+{
+    uint32_t bs = (uint32_t)h->block_size;
+    int32_t remote = nprocs > 1 ? slots_for(h->remote_cache_size, bs, cap) : 0;
+
+    return edonio_segment_size(slots_for(h->cache_size, bs, cap), bs) +
+           edonio_segment_size(remote, bs);
+}
+
+static int node_alloc(struct edonio_node *n, int nprocs)
+{
+    n->rank = calloc((size_t)nprocs, sizeof(int));
+    n->index = calloc((size_t)nprocs, sizeof(int));
+    n->own = calloc((size_t)nprocs, sizeof(*n->own));
+    n->remote = calloc((size_t)nprocs, sizeof(*n->remote));
+    n->map = calloc((size_t)nprocs, sizeof(*n->map));
+    n->bytes = calloc((size_t)nprocs, sizeof(*n->bytes));
+    return n->rank && n->index && n->own && n->remote && n->map && n->bytes;
+}
+
+int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me)
+{
+    struct edonio_node *n = &c->node;
+    size_t bytes = memory_size(&c->hints, c->nprocs, node_memory());
+    void *mem;
+
+    n->cookie = random64();
+    n->key = node_key(&c->hints, n->cookie);
+    *me = (struct edonio_peer){n->key, n->cookie, bytes, (int32_t)getpid(), -1, 0, 0};
+    if (!node_alloc(n, c->nprocs))
+        return ENOMEM;
+    if ((n->memfd = memfd_create("edonio-cache", MFD_CLOEXEC)) < 0)
+        return errno;
+    if (ftruncate(n->memfd, (off_t)bytes) != 0)
+        return errno;
+    mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, n->memfd, 0);
+    if (mem == MAP_FAILED)
+        return errno;
+    n->map[0] = mem;
+    n->bytes[0] = bytes;
+    me->memfd = n->memfd;
+    return 0;
+}
+
+/*
+ * Lay out this process's segments in its memory with the cache's hints, within what it reserved
+ * and what the node can give (half of the node's memory for the own segments of its processes, a
+ * quarter for their remote ones; doc/hints.md), and publish them. The hints become what this
+ * process can really cache, as MPI_File_get_info reports.
+ */
+static void lay_out(struct edonio_cache *c, int nlocal)
+{
+    struct edonio_node *n = &c->node;
+    uint32_t bs = (uint32_t)c->hints.block_size;
+    size_t reserved = n->bytes[0], meta = edonio_segment_size(0, bs);
+    long long mem = node_memory() / (nlocal > 0 ? nlocal : 1);
+    long long room = (long long)(reserved - 2 * meta);
+    int32_t own = slots_for(c->hints.cache_size, bs, room);
+    int32_t remote = c->nprocs > 1 ? slots_for(c->hints.remote_cache_size, bs, room) : 0;
+    struct stat st;
+
+    while (edonio_segment_size(own, bs) + edonio_segment_size(remote, bs) > reserved) {
+        /* another process's hints: fit what this one reserved */
+        own = own > 1 ? own / 2 : 1;
+        remote = remote > 1 ? remote / 2 : remote;
+    }
+    struct edonio_segment *o = edonio_segment_init(n->map[0], own, bs, n->cookie);
+    struct edonio_segment *r = edonio_segment_init((char *)n->map[0] + edonio_segment_size(own, bs),
+                                                   remote, bs, n->cookie);
+    o->limit = slots_for((long long)own * bs, bs, mem / 2);
+    r->limit = remote ? slots_for((long long)remote * bs, bs, mem / 4) : 0;
+    atomic_store(&o->size, fstat(c->fd_sys, &st) == 0 ? (int64_t)st.st_size : 0);
+    c->hints.cache_size = (long long)o->limit * bs;
+    c->hints.remote_cache_size = (long long)slots_for(c->hints.remote_cache_size, bs, mem / 4) * bs;
+    n->own[0] = o;
+    n->remote[0] = r;
+    atomic_store_explicit(&r->ready, 1, memory_order_release);
+    atomic_store_explicit(&o->ready, 1, memory_order_release);
+}
+
+/* A laid-out segment of the process with this cookie, once its owner has published it. */
+static int wait_ready(struct edonio_segment *seg, uint64_t cookie)
+{
+    time_t until = time(NULL) + READY_WAIT_S;
+
+    while (!atomic_load_explicit(&seg->ready, memory_order_acquire)) {
+        if (time(NULL) > until)
+            return 0;
+        sched_yield(); /* its owner may share our core */
+    }
+    return seg->magic == EDONIO_SEGMENT_MAGIC && seg->cookie == cookie;
+}
+
+/* Map another process of this node at index i; 1 when it can be reached in memory. */
+static int map_peer(struct edonio_node *n, const struct edonio_peer *p, int i)
+{
+    char path[64];
+    void *mem;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)p->pid, (int)p->memfd);
+    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+        return 0;
+    mem = mmap(NULL, p->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    close(fd);
+    if (mem == MAP_FAILED)
+        return 0;
+    struct edonio_segment *own = mem;
+    if (wait_ready(own, p->cookie)) {
+        struct edonio_segment *remote =
+            (struct edonio_segment *)((char *)mem + edonio_segment_size(own->nslots,
+                                                                        own->block_size));
+        if (wait_ready(remote, p->cookie) && own->block_size == n->own[n->me]->block_size) {
+            n->map[i] = mem;
+            n->bytes[i] = p->bytes;
+            n->own[i] = own;
+            n->remote[i] = remote;
+            return 1;
+        }
+    }
+    munmap(mem, p->bytes);
+    return 0;
+}
+
+void ADIOI_EDONIO_Node_attach(struct edonio_cache *c, const struct edonio_peer *all)
+{
+    struct edonio_node *n = &c->node;
+    int nlocal = 0;
+
+    for (int r = 0; r < c->nprocs; r++)
+        nlocal += all[r].key == n->key;
+    lay_out(c, nlocal);
+    /* This process's memory is at index 0 until its place among the node's is known. */
+    void *mine = n->map[0];
+    size_t mine_bytes = n->bytes[0];
+    struct edonio_segment *own = n->own[0], *remote = n->remote[0];
+    n->n = 0;
+    n->me = 0;
+    for (int r = 0; r < c->nprocs; r++) {
+        n->index[r] = -1;
+        if (all[r].key != n->key)
+            continue;
+        if (r == c->rank) {
+            n->me = n->n;
+            n->map[n->n] = mine;
+            n->bytes[n->n] = mine_bytes;
+            n->own[n->n] = own;
+            n->remote[n->n] = remote;
+        } else if (!map_peer(n, &all[r], n->n)) {
+            continue; /* reached over the network */
+        }
+        n->rank[n->n] = r;
+        n->index[r] = n->n++;
+    }
+    n->size = &n->own[0]->size; /* the node's first process keeps the node's size */
+}
+
+void ADIOI_EDONIO_Node_detach(struct edonio_cache *c)
+{
+    struct edonio_node *n = &c->node;
+
+    for (int i = 0; n->map != NULL && i < n->n; i++)
+        if (n->map[i] != NULL)
+            munmap(n->map[i], n->bytes[i]);
+    if (n->n == 0 && n->map != NULL && n->map[0] != NULL) /* prepared, never attached */
+        munmap(n->map[0], n->bytes[0]);
+    if (n->memfd >= 0)
+        close(n->memfd);
+    n->memfd = -1;
+    free(n->rank);
+    free(n->index);
+    free(n->own);
+    free(n->remote);
+    free(n->map);
+    free(n->bytes);
+    memset(n, 0, sizeof(*n));
+    n->memfd = -1;
+}
+
+/* ---------------------------------------------------------------- reaching a segment */
+
+void ADIOI_EDONIO_Node_lock(struct edonio_segment *seg)
+{
+    while (atomic_exchange_explicit(&seg->lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&seg->lock, memory_order_relaxed))
+            sched_yield(); /* the holder may share our core */
+}
+
+void ADIOI_EDONIO_Node_release(struct edonio_segment *seg)
+{
+    atomic_store_explicit(&seg->lock, 0, memory_order_release);
+}
+
+/* Which of the node's remote segments keeps a block owned elsewhere: spread by the block. */
+static int remote_holder(const struct edonio_node *n, int64_t block)
+{
+    return (int)(mix(0, (uint64_t)block) % (uint64_t)n->n);
+}
+
+struct edonio_segment *ADIOI_EDONIO_Node_hold(struct edonio_cache *c, int64_t block)
+{
+    struct edonio_node *n = &c->node;
+    int i = n->index[edonio_owner(block, c->nprocs)];
+    struct edonio_segment *seg = i >= 0 ? n->own[i] : n->remote[remote_holder(n, block)];
+
+    ADIOI_EDONIO_Node_lock(seg);
+    return seg;
+}
+
+struct edonio_segment *ADIOI_EDONIO_Node_own(struct edonio_cache *c)
+{
+    return c->node.own[c->node.me];
+}
+
+struct edonio_segment *ADIOI_EDONIO_Node_remote(struct edonio_cache *c)
+{
+    return c->node.remote[c->node.me];
+}
+
+int ADIOI_EDONIO_Node_reaches(const struct edonio_cache *c, int rank)
+{
+    return c->node.index[rank] >= 0;
+}
+
+/* ---------------------------------------------------------------- the file's size */
+
+/*
+ * What this node knows: the end of every byte written through it, and what the file system said at
+ * open, at sync and when a read looked past it. Other nodes' writes count from the next sync.
+ */
+ADIO_Offset ADIOI_EDONIO_Size_get(struct edonio_cache *c)
+{
+    return atomic_load(c->node.size);
+}
+
+void ADIOI_EDONIO_Size_max(struct edonio_cache *c, ADIO_Offset end)
+{
+    int64_t cur = atomic_load(c->node.size);
+
+    while (cur < end && !atomic_compare_exchange_weak(c->node.size, &cur, end))
+        ;
+}
+
+void ADIOI_EDONIO_Size_set(struct edonio_cache *c, ADIO_Offset size)
+{
+    atomic_store(c->node.size, size);
+}
+
+/* ---------------------------------------------------------------- memory */
+
+void ADIOI_EDONIO_Node_memory(struct edonio_cache *c, long long *mapped, long long *touched)
+{
+    struct edonio_node *n = &c->node;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = n->n > 0 ? n->bytes[n->me] : 0;
+    size_t pages = (bytes + page - 1) / page;
+    unsigned char *vec;
+
+    *mapped = (long long)bytes;
+    *touched = 0;
+    if (bytes == 0 || (vec = malloc(pages)) == NULL)
+        return;
+    if (mincore(n->map[n->me], bytes, vec) == 0)
+        for (size_t i = 0; i < pages; i++)
+            *touched += (vec[i] & 1) ? (long long)page : 0;
+    free(vec);
+}

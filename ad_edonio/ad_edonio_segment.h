@@ -1,0 +1,144 @@
+/*
+ * edonio: one segment of the block cache, as a self-contained structure in one piece of memory.
+ *
+ * Block b of a file is owned by rank b mod P. Every process has two segments: its own (the blocks
+ * it owns) and a remote one (copies of, and writes to, blocks owned on other nodes; see
+ * ad_edonio_cache.h). A segment is a header, the slot table, a hash index and the slots' data,
+ * addressed by offsets and indices only (no pointers), so that it can live in memory that the
+ * processes of a node map at different addresses, and be worked on by any of them.
+ *
+ * Memory follows data: the segment is laid out over zeroed memory, and only its header is written
+ * at that point. Zero is an empty hash bucket, slots are taken from a high-water mark before the
+ * ones freed, so a page of the slot table, the index or the data is first touched when a block
+ * needs it.
+ *
+ * A slot holds one block. Its bytes are readable when the block is VALID (fetched from the file)
+ * or inside its dirty extents (written since the slot was taken). Dirty extents are exact, sorted
+ * and disjoint, at most EDONIO_MAX_EXTENTS: a write-back writes exactly the bytes that were
+ * written, never bytes fetched from the file, so it cannot overwrite what another process wrote
+ * to the file directly meanwhile (doc/design.md, "What may reach the file, and when").
+ *
+ * Nothing here locks, does I/O, talks to MPI or touches a slot's data: the caller holds the
+ * segment's lock (ad_edonio_node.c), moves the data and does the file-system operations
+ * (ad_edonio_cache_io.c). It is tested on its own (test/unit/t_segment.c).
+ */
+#ifndef AD_EDONIO_SEGMENT_H_INCLUDED
+#define AD_EDONIO_SEGMENT_H_INCLUDED
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EDONIO_MAX_EXTENTS   32
+#define EDONIO_NO_SLOT       (-1)
+#define EDONIO_SEGMENT_MAGIC 0x31306f696e6f6465ULL /* "edonio01" */
+
+enum edonio_slot_flags {
+    EDONIO_SLOT_VALID = 1u << 0, /* every byte of the block was fetched from the file */
+};
+
+struct edonio_extent {
+    uint32_t lo, hi; /* [lo, hi) within the block */
+};
+
+struct edonio_slot {
+    int64_t block;     /* block number, or -1 when the slot is free */
+    int32_t lru_prev;  /* more recently used neighbour, or EDONIO_NO_SLOT */
+    int32_t lru_next;  /* less recently used neighbour (free list: next free), or EDONIO_NO_SLOT */
+    int32_t hash_next; /* next slot in the same hash bucket, or EDONIO_NO_SLOT */
+    uint32_t flags;    /* enum edonio_slot_flags */
+    uint32_t ndirty;   /* dirty extents in use */
+    uint32_t pad;
+    struct edonio_extent dirty[EDONIO_MAX_EXTENTS];
+};
+
+struct edonio_segment {
+    uint64_t magic;           /* EDONIO_SEGMENT_MAGIC once laid out */
+    uint64_t cookie;          /* who laid it out: checked by the processes that map it */
+    atomic_int lock;          /* taken by whoever works on this segment (ad_edonio_node.c) */
+    atomic_int ready;         /* 1 once laid out (release): others may use it */
+    _Atomic int64_t size;     /* in the node's first process's own segment: the file's size as
+                               * this node knows it (ad_edonio_node.c) */
+    int32_t nslots;           /* slots laid out */
+    int32_t limit;            /* slots that may hold a block at once (<= nslots) */
+    int32_t nbuckets;         /* hash buckets, a power of two */
+    int32_t nused;            /* slots holding a block */
+    int32_t nhigh;            /* slots ever taken: [0, nhigh) have been initialised */
+    int32_t lru_head;         /* most recently used slot, or EDONIO_NO_SLOT */
+    int32_t lru_tail;         /* least recently used slot, or EDONIO_NO_SLOT */
+    int32_t free_head;        /* a freed slot (chained through lru_next), or EDONIO_NO_SLOT */
+    uint32_t block_size;      /* bytes per block, a power of two */
+    uint32_t pad;
+    uint64_t slots_offset;    /* from the segment's start */
+    uint64_t buckets_offset;  /* int32 per bucket: slot + 1, 0 when empty */
+    uint64_t data_offset;     /* slot i's data at data_offset + i * block_size */
+};
+
+/* The ownership map: block b of the file belongs to rank b mod nprocs (EDONIO's wrap mapping). */
+static inline int edonio_owner(int64_t block, int nprocs)
+{
+    return (int)(block % nprocs);
+}
+
+/* The first block this rank owns at or after block 'from'. */
+static inline int64_t edonio_first_owned(int64_t from, int rank, int nprocs)
+{
+    return from + ((rank - edonio_owner(from, nprocs)) % nprocs + nprocs) % nprocs;
+}
+
+/* A request's piece at byte 'pos' of the file, 'left' bytes to go: its block and [lo, hi). */
+struct edonio_piece {
+    int64_t block;
+    uint32_t lo, hi;
+};
+struct edonio_piece edonio_piece_at(int64_t pos, int64_t left, uint32_t block_size);
+
+/* Bytes a segment of nslots blocks of block_size bytes needs at most, and before its data. */
+size_t edonio_segment_size(int32_t nslots, uint32_t block_size);
+size_t edonio_segment_meta_size(int32_t nslots);
+/*
+ * Lay out an empty segment over mem (edonio_segment_size bytes, 8-byte aligned, ZEROED: only the
+ * header is written). limit starts at nslots. 'ready' stays 0: the caller publishes it.
+ */
+struct edonio_segment *edonio_segment_init(void *mem, int32_t nslots, uint32_t block_size,
+                                           uint64_t cookie);
+/* Forget every block (their dirty bytes must have been dealt with). */
+void edonio_segment_clear(struct edonio_segment *seg);
+
+struct edonio_slot *edonio_slot_at(struct edonio_segment *seg, int32_t slot);
+unsigned char *edonio_slot_data(struct edonio_segment *seg, int32_t slot);
+
+/* The slot holding block, or EDONIO_NO_SLOT. */
+int32_t edonio_lookup(struct edonio_segment *seg, int64_t block);
+/* Make slot the most recently used. */
+void edonio_touch(struct edonio_segment *seg, int32_t slot);
+/*
+ * A free slot for block, most recently used, with no readable byte; EDONIO_NO_SLOT when 'limit'
+ * slots are in use. Its data is left as it was: no byte of it is readable until written or fetched.
+ */
+int32_t edonio_insert(struct edonio_segment *seg, int64_t block);
+/* The least recently used slot (EDONIO_NO_SLOT when none), and the next older than 'slot'. */
+int32_t edonio_victim(const struct edonio_segment *seg);
+int32_t edonio_newer(struct edonio_segment *seg, int32_t slot);
+/* Forget slot's block and free the slot (its dirty bytes must have been dealt with). */
+void edonio_remove(struct edonio_segment *seg, int32_t slot);
+
+/*
+ * Record that [lo, hi) of the slot's block was written. Returns 0, or -1 when the extents are full
+ * and [lo, hi) touches none of them: write the dirty extents back, clear them, and call again.
+ */
+int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi);
+/* The block was fetched: every byte not dirty is now the file's. */
+void edonio_mark_valid(struct edonio_slot *s);
+/* Clean after write-back (the fetched bytes, if any, stay readable). */
+void edonio_dirty_clear(struct edonio_slot *s);
+/* Is [lo, hi) entirely readable from the slot (VALID, or inside one dirty extent)? */
+int edonio_readable(const struct edonio_slot *s, uint32_t lo, uint32_t hi);
+/*
+ * The file shrank to end inside this block at byte 'keep' (0 drops the block): dirty extents are
+ * cut there, and the block is no longer VALID, so bytes before 'keep' that were not written are
+ * read again from the (truncated) file and bytes after it read as zeros.
+ */
+void edonio_truncate_slot(struct edonio_segment *seg, int32_t slot, uint32_t keep);
+
+#endif /* AD_EDONIO_SEGMENT_H_INCLUDED */

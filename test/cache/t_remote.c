@@ -1,0 +1,108 @@
+/*
+ * edonio cache test: this node's copies of other nodes' blocks.
+ *
+ *   t_remote FILE [KEY=VALUE...]
+ *
+ * A file of 4 P blocks and a bit is written and closed, then opened (read-only, then read-write);
+ * every rank reads the whole file twice, block by block. The first pass reads each block from the
+ * file system once per node that reads it: its owner's node into the owner's cache, every other
+ * node into one of its remote segments. The second pass reads nothing from the file system, and
+ * each rank's blocks owned on other nodes come from its node's copies (romio_edonio_stats_
+ * remote_hits grows by their number: 0 when all processes share one node).
+ */
+#include "cache_test.h"
+
+enum { NBLOCKS_PER_RANK = 4, TAIL = 1234 };
+
+struct counters {
+    long long remote_hits, fs_reads;
+};
+
+static struct counters counters(MPI_File fh)
+{
+    struct counters c;
+
+    c.remote_hits = ct_stat(fh, "remote_hits");
+    c.fs_reads = ct_stat(fh, "fs_reads");
+    return c;
+}
+
+static void read_pass(MPI_File fh, const unsigned char *want, long long bs, long long size,
+                      const char *what)
+{
+    unsigned char *buf = malloc((size_t)bs);
+
+    for (long long off = 0; off < size; off += bs) {
+        long long len = off + bs <= size ? bs : size - off;
+        memset(buf, 0xee, (size_t)bs);
+        ct_read_at(fh, off, buf, bs, len, what);
+        ct_compare(what, buf, want + off, off, len);
+    }
+    free(buf);
+}
+
+static void passes(const char *filename, MPI_Info info, int amode, const unsigned char *want,
+                   long long bs, long long size, long long nblocks)
+{
+    int nnodes, *node = ct_nodes(&nnodes);
+    long long remote = 0;
+    MPI_File fh;
+
+    for (long long b = 0; b < nblocks; b++)
+        remote += node[b % ct_nprocs] != node[ct_rank];
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, amode, info, &fh));
+    struct counters c0 = counters(fh);
+    read_pass(fh, want, bs, size, "first pass");
+    struct counters c1 = counters(fh);
+    read_pass(fh, want, bs, size, "second pass");
+    struct counters c2 = counters(fh);
+
+    long long hits1 = c1.remote_hits - c0.remote_hits, hits2 = c2.remote_hits - c1.remote_hits;
+    long long reads1 = ct_sum(c1.fs_reads - c0.fs_reads), reads2 = ct_sum(c2.fs_reads - c1.fs_reads);
+    if (ct_rank == 0)
+        printf("%s: %lld blocks on %d nodes; reads from the file system: first pass %lld, second "
+               "pass %lld (sums); rank 0's remote hits: first pass %lld, second pass %lld\n",
+               amode == MPI_MODE_RDONLY ? "read-only" : "read-write", nblocks, nnodes, reads1,
+               reads2, hits1, hits2);
+    CT_CHECK(hits1 == 0, "first pass: remote_hits grew by %lld, expected 0", hits1);
+    CT_CHECK(hits2 == remote, "second pass: remote_hits grew by %lld, expected %lld", hits2,
+             remote);
+    CT_CHECK(ct_rank != 0 || reads1 == nblocks * nnodes,
+             "first pass: %lld reads from the file system, expected one per block and node (%lld)",
+             reads1, nblocks * nnodes);
+    CT_CHECK(ct_rank != 0 || reads2 == 0, "second pass: %lld reads from the file system", reads2);
+    CT_MPI(MPI_File_close(&fh));
+    free(node);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_File fh;
+    MPI_Info info;
+
+    ct_init(&argc, &argv, "FILE [KEY=VALUE...]");
+    const char *filename = argv[1];
+    info = ct_info(NULL);
+
+    ct_fresh(filename);
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh));
+    long long bs = ct_get_ll(fh, "romio_edonio_block_size");
+    if (bs <= 0)
+        bs = 65536;
+    long long nblocks = NBLOCKS_PER_RANK * ct_nprocs + 1;
+    long long size = (nblocks - 1) * bs + TAIL;
+    unsigned char *want = malloc((size_t)size);
+    for (long long i = 0; i < size; i++)
+        want[i] = ct_pattern(i, 8);
+    /* Each rank writes a contiguous share. */
+    long long share = (size + ct_nprocs - 1) / ct_nprocs, from = share * ct_rank;
+    if (from < size)
+        ct_write_at(fh, from, want + from, from + share <= size ? share : size - from, "share");
+    CT_MPI(MPI_File_close(&fh));
+
+    passes(filename, info, MPI_MODE_RDONLY, want, bs, size, nblocks);
+    passes(filename, info, MPI_MODE_RDWR, want, bs, size, nblocks);
+    MPI_Info_free(&info);
+    free(want);
+    return ct_finish();
+}
