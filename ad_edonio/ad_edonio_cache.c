@@ -88,6 +88,29 @@ static struct outcome outcome_of(const struct record *all, int nprocs)
     return o;
 }
 
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Does some node have several of these processes? */
+static int shares_a_node(const struct edonio_peer *peers, int nprocs)
+{
+    uint64_t *key = malloc((size_t)nprocs * sizeof(*key));
+    int shared = 0;
+
+    if (key == NULL)
+        return 1; /* the safe answer */
+    for (int r = 0; r < nprocs; r++)
+        key[r] = peers[r].key;
+    qsort(key, (size_t)nprocs, sizeof(*key), by_key);
+    for (int r = 1; r < nprocs && !shared; r++)
+        shared = key[r] == key[r - 1];
+    free(key);
+    return shared;
+}
+
 /*
  * Collective: this process's memory, the exchange of records, then (unless every process shares
  * a cache already, or one failed) the segments and the node with rank 0's hints.
@@ -114,6 +137,7 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
             peers[r] = all[r].peer;
             c->nodes_apart |= all[r].peer.key != all[0].peer.key;
         }
+        c->nodes_shared = shares_a_node(peers, c->nprocs);
         ADIOI_EDONIO_Node_attach(c, peers);
         c->fetch_buf = malloc((size_t)c->hints.block_size); /* NULL: allocated when needed */
     }
@@ -238,7 +262,7 @@ int ADIOI_EDONIO_Cache_rebuild(struct edonio_cache *c, MPI_Comm comm, struct edo
     free(c->fetch_buf);
     c->fetch_buf = NULL;
     c->hints = *hints;
-    c->nodes_apart = 0;
+    c->nodes_apart = c->nodes_shared = 0;
     struct outcome o = attach(c, comm, 0, 0);
     if (o.failed < 0)
         return MPI_SUCCESS;

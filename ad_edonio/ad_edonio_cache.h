@@ -71,6 +71,8 @@ struct edonio_cache {
     int nodes_apart;           /* some processes of the group are on other nodes (the same on
                                 * every process: remote segments are delivered at collective
                                 * points) */
+    int nodes_shared;          /* some node has several of its processes (the same on every
+                                * process: a delivery waits until all of them are in the call) */
     int bypass;                /* MPI atomic mode across nodes: nothing is cached */
     ADIO_Offset fits;          /* the file system can hold a file this long (checked) */
     struct edonio_node node;
@@ -183,7 +185,8 @@ int ADIOI_EDONIO_Cache_remote_dirty(struct edonio_cache *c);
  * For the delivery: the dirty extents of this process's remote segment, in file order (offsets,
  * lengths in the same allocation as *off, and where their bytes are; free *off and *where), the
  * segment held until ADIOI_EDONIO_Cache_remote_done, which lets them go if they were delivered.
- * The count, or -1 when out of memory.
+ * The count, or -1 when out of memory. Held across a collective exchange: call it only once
+ * every process of the node is in the call (no node peer may be waiting for the segment).
  */
 int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **off,
                                          ADIO_Offset **len, char ***where);

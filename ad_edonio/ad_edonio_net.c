@@ -13,6 +13,10 @@
  * process reads its own writes from its node's remote segment until then. When a remote segment is
  * full, its least recently used block's dirty bytes go to the file directly, exactly those bytes,
  * and the owner's exact write-back cannot overwrite them.
+ *
+ * A remote segment is held while it is delivered, so a node peer that still has independent
+ * writes to make before it enters the call would wait for it, and the call for that peer: when a
+ * node has several processes, they all enter the call (a barrier) before any takes its segment.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +36,8 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
 
     if (c->nprocs == 1)
         return 0;
+    if (c->nodes_shared)
+        MPI_Barrier(comm);
     n = ADIOI_EDONIO_Cache_remote_pieces(c, &off, &len, &where);
     ADIOI_EDONIO_Req_pieces(&req, off, len, where, n > 0 ? n : 0);
     err = n < 0 ? ENOMEM : 0;
