@@ -177,7 +177,10 @@ int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stat
  */
 int ADIOI_EDONIO_Cache_write_back_reachable(struct edonio_cache *c, struct edonio_stats *st,
                                             int drop);
-/* Forget this process's remote segment (its dirty bytes must have been delivered). */
+/*
+ * Forget this process's remote segment's clean blocks: copies that may predate others' writes.
+ * Dirty ones (not delivered because some owner failed) stay for the next delivery.
+ */
 void ADIOI_EDONIO_Cache_forget_remote(struct edonio_cache *c);
 /* Does this process's remote segment hold dirty bytes? */
 int ADIOI_EDONIO_Cache_remote_dirty(struct edonio_cache *c);

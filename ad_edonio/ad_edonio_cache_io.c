@@ -534,9 +534,18 @@ int ADIOI_EDONIO_Cache_write_back_reachable(struct edonio_cache *c, struct edoni
 void ADIOI_EDONIO_Cache_forget_remote(struct edonio_cache *c)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
+    int dirty = 0;
 
     ADIOI_EDONIO_Node_lock(seg);
-    edonio_segment_clear(seg);
+    for (int32_t i = 0; i < seg->nhigh; i++) {
+        struct edonio_slot *s = edonio_slot_at(seg, i);
+        if (s->block >= 0 && s->ndirty > 0)
+            dirty = 1; /* not delivered (an owner failed): kept for the next delivery */
+        else if (s->block >= 0)
+            edonio_remove(seg, i);
+    }
+    if (!dirty)
+        edonio_segment_clear(seg); /* its pages are reused from the start */
     ADIOI_EDONIO_Node_release(seg);
 }
 

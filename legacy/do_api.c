@@ -36,7 +36,7 @@ int legacy_do_set_cache(long long ro_bytes, long long cache_bytes)
     if (hints == MPI_INFO_NULL)
         MPI_Info_create(&hints);
     snprintf(v, sizeof(v), "%lld", ro_bytes);
-    MPI_Info_set(hints, "romio_edonio_ro_cache_size", v);
+    MPI_Info_set(hints, "romio_edonio_remote_cache_size", v);
     snprintf(v, sizeof(v), "%lld", cache_bytes);
     MPI_Info_set(hints, "romio_edonio_cache_size", v);
     return 0;
