@@ -12,10 +12,11 @@
  * - locking: each process takes a byte-range lock over its whole extent and writes its pieces
  *   itself, the way ROMIO does it; kept as a baseline.
  *
- * Independent atomic reads and writes take ROMIO's byte-range lock over their extent. So that a
- * collective call never interleaves with them (no read sees half a write, either way), rank 0
- * holds a byte-range lock over the union of the call's extents while the call moves data
- * (ADIOI_EDONIO_Atomic_lock); the locking method needs none, its own locks do that.
+ * Independent atomic reads and writes take ROMIO's byte-range lock over their extent. A collective
+ * call never interleaves with them (no read sees half a write, either way): every process is in
+ * it before any moves data (the exchange's first reduction, or a barrier where each process moves
+ * its own pieces, ad_edonio_io_coll.c), and none leaves before all are done (the agreement), and
+ * a process makes no independent call while it is in a collective one.
  * Across nodes atomic mode caches nothing (ad_edonio_fcntl.c): owners write what they receive
  * straight to the file and forget it.
  */
@@ -217,39 +218,4 @@ int ADIOI_EDONIO_Locked_io(ADIO_File fd, struct edonio_req *req, int writing)
         ADIOI_EDONIO_Lock_range(fd->fd_sys, F_UNLCK, req->start, extent);
     }
     return err;
-}
-
-/*
- * Collective, in atomic mode: rank 0 takes a byte-range lock (F_WRLCK or F_RDLCK) over the union
- * of every process's extent, so that independent atomic I/O, which locks its own extent, happens
- * wholly before or wholly after the call. Everyone waits until it holds it. Returns the length
- * locked (0: none) for ADIOI_EDONIO_Atomic_unlock.
- */
-ADIO_Offset ADIOI_EDONIO_Atomic_lock(ADIO_File fd, const struct edonio_req *req, int type,
-                                     ADIO_Offset *start)
-{
-    long long mine[2] = {req->bytes > 0 ? req->start : EDONIO_COLL_NONE,
-                         req->bytes > 0 ? -req->end : 0},
-              all[2];
-    int rank;
-
-    MPI_Comm_rank(fd->comm, &rank);
-    MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MIN, fd->comm);
-    if (all[0] == EDONIO_COLL_NONE)
-        return 0;
-    *start = all[0];
-    if (rank == 0 && ADIOI_EDONIO_Lock_range(fd->fd_sys, type, *start, -all[1] - *start) != 0)
-        MPI_Abort(fd->comm, 1); /* fcntl locks that fail leave no atomicity to offer */
-    MPI_Barrier(fd->comm);
-    return -all[1] - *start;
-}
-
-/* After the call's agreement (everyone is done): rank 0 lets the lock go. */
-void ADIOI_EDONIO_Atomic_unlock(ADIO_File fd, ADIO_Offset start, ADIO_Offset len)
-{
-    int rank;
-
-    MPI_Comm_rank(fd->comm, &rank);
-    if (len > 0 && rank == 0)
-        ADIOI_EDONIO_Lock_range(fd->fd_sys, F_UNLCK, start, len);
 }

@@ -85,8 +85,5 @@ void ADIOI_EDONIO_Edges_find(struct edonio_edges *edges, const int64_t *hdr, con
                              const MPI_Aint *displ, int nprocs);
 int ADIOI_EDONIO_Coloured_write(const struct edonio_pass *pass, struct edonio_req *req);
 int ADIOI_EDONIO_Locked_io(ADIO_File fd, struct edonio_req *req, int writing);
-ADIO_Offset ADIOI_EDONIO_Atomic_lock(ADIO_File fd, const struct edonio_req *req, int type,
-                                     ADIO_Offset *start);
-void ADIOI_EDONIO_Atomic_unlock(ADIO_File fd, ADIO_Offset start, ADIO_Offset len);
 
 #endif /* AD_EDONIO_COLL_H_INCLUDED */

@@ -15,8 +15,6 @@
  * MPI atomic mode: ad_edonio_atomic.c. Every process returns the same outcome. The nonblocking
  * forms do their work when they start and return a completed request.
  */
-#include <fcntl.h>
-
 #include "ad_edonio_coll.h"
 
 /* Collective calls go through the owners unless this handle cannot reach them all. */
@@ -88,7 +86,7 @@ static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *r
 
     if (fd->atomicity && method == EDONIO_ATOMIC_LOCKING)
         return ADIOI_EDONIO_Locked_io(fd, req, 1);
-    if (fd->atomicity)
+    if (fd->atomicity) /* through the owners: the exchange's first reduction waits for all */
         return write_through_owners(fd, c, req, c->bypass ? EDONIO_KEEP_NONE : EDONIO_KEEP_ALL);
     if (cb_disabled(fd, 1) ||
         (!c->nodes_apart && edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO))
@@ -103,7 +101,6 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
 {
     static char myname[] = "ADIOI_EDONIO_WRITESTRIDEDCOLL";
     struct edonio_cache *c = coll_cache(fd);
-    ADIO_Offset lock_start = 0, locked = 0;
     struct edonio_req req;
     int err;
 
@@ -114,14 +111,13 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
     }
     ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
     err = req.bytes > 0 ? ADIOI_EDONIO_Cache_check(c, req.start, req.end - req.start) : 0;
-    if (err) /* take part with nothing: the others are in the call */
-        req.n = 0, req.bytes = 0;
-    if (fd->atomicity && edonio_handle(fd)->hints.atomicity != EDONIO_ATOMIC_LOCKING)
-        locked = ADIOI_EDONIO_Atomic_lock(fd, &req, F_WRLCK, &lock_start);
+    if (err) { /* take part with nothing: the others are in the call */
+        req.n = 0;
+        req.bytes = 0;
+    }
     int e = write_coll(fd, c, &req);
     err = err ? err : e;
     finish(fd, c, myname, err, req.bytes > 0 ? req.end : 0, error_code);
-    ADIOI_EDONIO_Atomic_unlock(fd, lock_start, locked);
     if (*error_code == MPI_SUCCESS)
         MPIR_Status_set_bytes(status, datatype, req.bytes);
     ADIOI_EDONIO_Req_free(&req);
@@ -135,8 +131,11 @@ static int read_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *re
     if (fd->atomicity && edonio_handle(fd)->hints.atomicity == EDONIO_ATOMIC_LOCKING)
         return ADIOI_EDONIO_Locked_io(fd, req, 0);
     if (c->bypass || cb_disabled(fd, 0) ||
-        edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO)
+        edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO) {
+        if (fd->atomicity) /* every process's earlier atomic writes are done (ad_edonio_atomic.c) */
+            MPI_Barrier(fd->comm);
         return ADIOI_EDONIO_Req_independent(c, pass.st, pass.budget, req, 0);
+    }
     if (c->nodes_apart) /* the owners must have this process's own writes */
         err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1);
     e = ADIOI_EDONIO_Coll_run(&pass, req, 1, NULL);
@@ -151,7 +150,6 @@ void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dataty
 {
     static char myname[] = "ADIOI_EDONIO_READSTRIDEDCOLL";
     struct edonio_cache *c = coll_cache(fd);
-    ADIO_Offset lock_start = 0, locked = 0;
     struct edonio_req req;
     int err;
 
@@ -161,11 +159,8 @@ void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dataty
         return;
     }
     ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
-    if (fd->atomicity && edonio_handle(fd)->hints.atomicity != EDONIO_ATOMIC_LOCKING)
-        locked = ADIOI_EDONIO_Atomic_lock(fd, &req, F_RDLCK, &lock_start);
     err = read_coll(fd, c, &req);
     finish(fd, c, myname, err, 0, error_code);
-    ADIOI_EDONIO_Atomic_unlock(fd, lock_start, locked);
     if (*error_code == MPI_SUCCESS)
         MPIR_Status_set_bytes(status, datatype, bytes_before(&req, ADIOI_EDONIO_Size_get(c)));
     ADIOI_EDONIO_Req_free(&req);

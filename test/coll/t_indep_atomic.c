@@ -13,6 +13,9 @@
  * sync-barrier-sync every overlap must hold one writer's last byte throughout, and the rest of
  * each region its writer's last byte; rank 0 checks that again with POSIX reads after close.
  * At 1 rank the one process writes and reads (nothing concurrent: the checks still run).
+ * With test_coll_read=1 the reads are collective (MPI_File_read_at_all, every rank each iteration,
+ * the writers with nothing to read): a collective read must never see half of an independent
+ * atomic write that another process makes before it enters the call.
  * Options: test_atomic=1 (0: non-atomic mode, where MPI allows torn reads and results, but the
  * checks stay: that is how the test is seen to fail, e.g. on ufs at 2 ranks) test_iters=50.
  */
@@ -70,13 +73,14 @@ int main(int argc, char **argv)
     MPI_Info info;
     unsigned char *buf, *init;
     long long end;
-    int atomic, k_mine = -1, torn_reads = 0, reads = 0;
+    int atomic, coll_read, k_mine = -1, torn_reads = 0, reads = 0;
     char what[200];
 
     ct_init(&argc, &argv, "FILE [KEY=VALUE...] [test_OPTION=VALUE...]");
     name = argv[1];
     atomic = (int)co_opt_ll("atomic", 1);
     iters = (int)co_opt_ll("iters", 50);
+    coll_read = (int)co_opt_ll("coll_read", 0);
     nwriters = 0;
     for (int r = 0; r < ct_nprocs; r++)
         if (is_writer(r)) {
@@ -106,6 +110,8 @@ int main(int argc, char **argv)
             snprintf(what, sizeof(what), "writer %d iteration %d", k_mine, it);
             ct_write_at(fh, (long long)k_mine * SHIFT, buf, REGION, what);
         }
+        if (coll_read && !(is_reader(ct_rank) && nwriters > 1)) /* nothing to read: take part */
+            CT_MPI(MPI_File_read_at_all(fh, 0, buf, 0, MPI_BYTE, MPI_STATUS_IGNORE));
         if (is_reader(ct_rank) && nwriters > 1) {
             /* Overlap of writers j and j+1: [(j+1) SHIFT, j SHIFT + REGION). */
             int j = (ct_rank / 2 + it) % (nwriters - 1);
@@ -114,7 +120,10 @@ int main(int argc, char **argv)
             memset(buf, 0, (size_t)len);
             snprintf(what, sizeof(what), "read %d of the overlap of writers %d and %d", it, j,
                      j + 1);
-            ct_read_at(fh, off, buf, len, len, what);
+            if (coll_read)
+                CT_MPI(MPI_File_read_at_all(fh, off, buf, (int)len, MPI_BYTE, MPI_STATUS_IGNORE));
+            else
+                ct_read_at(fh, off, buf, len, len, what);
             reads++;
             if (!uniform(buf, len, &v)) {
                 torn_reads++;
