@@ -1,0 +1,137 @@
+/*
+ * edonio test helper: a file system that fails on demand. Preloaded before libedonio.so, it
+ * interposes open, pwrite, pread, ftruncate and fsync; a test program arms it at run time:
+ *
+ *   void edonio_fault_arm(const char *call, const char *path_part, int err, long long count);
+ *
+ * makes the next `count` calls of `call` ("open", "pwrite", "pread", "ftruncate", "fsync") on a
+ * file whose name contains path_part fail with errno err (count < 0: until disarmed; err 0:
+ * disarm). The test finds the function with dlsym, so it runs without this library too (and then
+ * says so). Descriptors are mapped to names when they are opened through this library.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+enum { MAX_FD = 4096 };
+
+static char names[MAX_FD][256]; /* what each descriptor was opened as */
+static struct {
+    char call[16], part[256];
+    int err;
+    long long count;
+} armed;
+
+void edonio_fault_arm(const char *call, const char *path_part, int err, long long count);
+
+void edonio_fault_arm(const char *call, const char *path_part, int err, long long count)
+{
+    snprintf(armed.call, sizeof(armed.call), "%s", call);
+    snprintf(armed.part, sizeof(armed.part), "%s", path_part);
+    armed.err = err;
+    armed.count = count;
+}
+
+/* Should this call on this name fail now? Sets errno when so. */
+static int fails(const char *call, const char *name)
+{
+    if (armed.err == 0 || armed.count == 0 || strcmp(call, armed.call) != 0 || name == NULL ||
+        strstr(name, armed.part) == NULL)
+        return 0;
+    if (armed.count > 0)
+        armed.count--;
+    errno = armed.err;
+    return 1;
+}
+
+static const char *name_of(int fd)
+{
+    return fd >= 0 && fd < MAX_FD && names[fd][0] ? names[fd] : NULL;
+}
+
+static void *next(const char *sym)
+{
+    return dlsym(RTLD_NEXT, sym);
+}
+
+int open(const char *path, int flags, ...)
+{
+    static int (*real)(const char *, int, ...);
+    mode_t mode = 0;
+    va_list ap;
+    int fd;
+
+    if (real == NULL)
+        real = (int (*)(const char *, int, ...))next("open");
+    va_start(ap, flags);
+    if (flags & (O_CREAT | O_TMPFILE))
+        mode = (mode_t)va_arg(ap, int);
+    va_end(ap);
+    if (fails("open", path))
+        return -1;
+    fd = real(path, flags, mode);
+    if (fd >= 0 && fd < MAX_FD)
+        snprintf(names[fd], sizeof(names[fd]), "%s", path);
+    return fd;
+}
+
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+
+ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+    static ssize_t (*real)(int, const void *, size_t, off_t);
+
+    if (real == NULL)
+        real = (ssize_t(*)(int, const void *, size_t, off_t))next("pwrite");
+    return fails("pwrite", name_of(fd)) ? -1 : real(fd, buf, len, off);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off) __attribute__((alias("pwrite")));
+
+ssize_t pread(int fd, void *buf, size_t len, off_t off)
+{
+    static ssize_t (*real)(int, void *, size_t, off_t);
+
+    if (real == NULL)
+        real = (ssize_t(*)(int, void *, size_t, off_t))next("pread");
+    return fails("pread", name_of(fd)) ? -1 : real(fd, buf, len, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t len, off_t off) __attribute__((alias("pread")));
+
+int ftruncate(int fd, off_t len)
+{
+    static int (*real)(int, off_t);
+
+    if (real == NULL)
+        real = (int (*)(int, off_t))next("ftruncate");
+    return fails("ftruncate", name_of(fd)) ? -1 : real(fd, len);
+}
+
+int ftruncate64(int fd, off_t len) __attribute__((alias("ftruncate")));
+
+int fsync(int fd)
+{
+    static int (*real)(int);
+
+    if (real == NULL)
+        real = (int (*)(int))next("fsync");
+    return fails("fsync", name_of(fd)) ? -1 : real(fd);
+}
+
+int close(int fd)
+{
+    static int (*real)(int);
+
+    if (real == NULL)
+        real = (int (*)(int))next("close");
+    if (fd >= 0 && fd < MAX_FD)
+        names[fd][0] = '\0';
+    return real(fd);
+}

@@ -1,0 +1,258 @@
+/*
+ * edonio test: a file system that fails, and nothing lost (issue 12, items 6, 8, 9 and 10).
+ * Needs fault.so preloaded before the library (run.sh does it), which it arms at run time.
+ *
+ *   t_faults DIR
+ *
+ * 1. set_size whose ftruncate fails (rank 0): every rank gets MPI_ERR_IO, the size and every
+ *    cached byte stay (they are in the file after close).
+ * 2. Write-backs that fail (every pwrite EIO), cache of 4 blocks, one process: the write that
+ *    needs a fifth slot fails at the call; reads of blocks not cached still work (they go to the
+ *    file); reads of the dirty blocks too; once the file system works again a sync writes every
+ *    dirty byte and nothing is lost.
+ * 3. A collective open that fails on one rank (its open(2)): every rank gets that rank's class,
+ *    and no rank keeps a descriptor (the ranks whose open worked close theirs).
+ * 4. A write that fails (pwrite EIO) does not grow the file's size.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef void arm_fn(const char *call, const char *path_part, int err, long long count);
+
+static int rank, nprocs, errors;
+static arm_fn *arm;
+static char dir[4096];
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "rank %d: ", rank);                                                    \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            errors++;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+static int error_class(int code)
+{
+    int cls = MPI_SUCCESS;
+
+    MPI_Error_class(code, &cls);
+    return cls;
+}
+
+static unsigned char byte_of(long long off)
+{
+    return (unsigned char)(off * 5 + off / 1013 + 3);
+}
+
+static void fill(unsigned char *buf, long long off, long long len)
+{
+    for (long long i = 0; i < len; i++)
+        buf[i] = byte_of(off + i);
+}
+
+static long long check_file(const char *path, long long from, long long len, const char *what)
+{
+    unsigned char *buf = malloc((size_t)len);
+    int fd = open(path, O_RDONLY);
+    long long bad = 0, got = fd >= 0 ? pread(fd, buf, (size_t)len, from) : -1;
+
+    if (fd >= 0)
+        close(fd);
+    CHECK(got == len, "%s: read %lld of %lld bytes from the disk", what, got, len);
+    for (long long i = 0; i < got; i++)
+        bad += buf[i] != byte_of(from + i);
+    CHECK(bad == 0, "%s: %lld wrong bytes on disk", what, bad);
+    free(buf);
+    return bad;
+}
+
+static MPI_File open_file(MPI_Comm comm, const char *path, int amode, const char *cache)
+{
+    MPI_Info info;
+    MPI_File fh = MPI_FILE_NULL;
+
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_edonio_block_size", "4096");
+    MPI_Info_set(info, "romio_edonio_cache_size", cache);
+    int rc = MPI_File_open(comm, path, amode, info, &fh);
+    CHECK(rc == MPI_SUCCESS, "cannot open %s", path);
+    MPI_Info_free(&info);
+    return fh;
+}
+
+static void case_resize(void)
+{
+    char path[4200];
+    long long rec = 3000, off = rank * rec, size = nprocs * rec;
+    unsigned char buf[3000];
+    MPI_Offset got = -1;
+    MPI_File fh;
+
+    snprintf(path, sizeof(path), "%s/resize", dir);
+    fh = open_file(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, "1048576");
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    fill(buf, off, rec);
+    MPI_File_write_at(fh, off, buf, (int)rec, MPI_BYTE, MPI_STATUS_IGNORE);
+    MPI_File_sync(fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh);
+    if (rank == 0)
+        arm("ftruncate", "resize", EIO, 1);
+    int rc = MPI_File_set_size(fh, 100);
+    if (rank == 0)
+        arm("ftruncate", "", 0, 0);
+    CHECK(error_class(rc) == MPI_ERR_IO, "set_size with a failing ftruncate: class %d, not %d",
+          error_class(rc), MPI_ERR_IO);
+    MPI_File_get_size(fh, &got);
+    CHECK(got == size, "after the failed set_size the size is %lld, not %lld", (long long)got,
+          size);
+    memset(buf, 0, sizeof(buf));
+    MPI_File_read_at(fh, off, buf, (int)rec, MPI_BYTE, MPI_STATUS_IGNORE);
+    for (long long i = 0; i < rec; i++)
+        if (buf[i] != byte_of(off + i)) {
+            CHECK(0, "after the failed set_size byte %lld is %d", off + i, buf[i]);
+            break;
+        }
+    MPI_File_close(&fh);
+    if (rank == 0)
+        check_file(path, 0, size, "after the failed set_size and close");
+}
+
+static void case_write_back(void)
+{
+    char path[4200];
+    unsigned char buf[4096], zero[4096]; /* zero: what block 6 holds */
+    MPI_File fh;
+
+    snprintf(path, sizeof(path), "%s/wb-%d", dir, rank);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644); /* 8 blocks on disk */
+    for (long long b = 0; fd >= 0 && b < 8; b++) {
+        fill(buf, b * 4096, 4096);
+        CHECK(pwrite(fd, buf, 4096, b * 4096) == 4096, "cannot write %s", path);
+    }
+    if (fd >= 0)
+        close(fd);
+    fh = open_file(MPI_COMM_SELF, path, MPI_MODE_RDWR, "16384");
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    arm("pwrite", "wb-", EIO, -1);
+    for (long long b = 0; b < 4; b++) { /* four dirty blocks: the cache is full */
+        fill(buf, b * 4096, 4096);
+        int rc = MPI_File_write_at(fh, b * 4096, buf, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "write of block %lld into the cache failed", b);
+    }
+    fill(buf, 4 * 4096, 4096);
+    int rc = MPI_File_write_at(fh, 4 * 4096, buf, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(error_class(rc) == MPI_ERR_IO, "the write that needs a fifth slot: class %d, not %d",
+          error_class(rc), MPI_ERR_IO);
+    memset(buf, 0xee, sizeof(buf));
+    rc = MPI_File_read_at(fh, 6 * 4096, buf, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
+    fill(zero, 6 * 4096, 4096);
+    CHECK(rc == MPI_SUCCESS && memcmp(buf, zero, 4096) == 0,
+          "a read of a block not cached failed while write-backs fail");
+    for (long long b = 0; b < 4; b++) {
+        unsigned char want[4096];
+        fill(want, b * 4096, 4096);
+        memset(buf, 0, sizeof(buf));
+        rc = MPI_File_read_at(fh, b * 4096, buf, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS && memcmp(buf, want, 4096) == 0,
+              "dirty block %lld not read back while write-backs fail", b);
+    }
+    rc = MPI_File_sync(fh);
+    CHECK(error_class(rc) == MPI_ERR_IO, "sync with failing write-backs: class %d",
+          error_class(rc));
+    arm("pwrite", "", 0, 0);
+    rc = MPI_File_sync(fh);
+    CHECK(rc == MPI_SUCCESS, "sync once the file system works again failed");
+    check_file(path, 0, 4 * 4096, "the dirty blocks, after the second sync");
+    MPI_File_close(&fh);
+}
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+static void case_open(void)
+{
+    char path[4200];
+    MPI_File fh = MPI_FILE_NULL;
+    int failing = nprocs - 1;
+
+    snprintf(path, sizeof(path), "%s/open-fails", dir);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int before = count_fds();
+    if (rank == failing)
+        arm("open", "open-fails", EACCES, -1);
+    int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                           &fh);
+    if (rank == failing)
+        arm("open", "", 0, 0);
+    CHECK(error_class(rc) == MPI_ERR_ACCESS, "open failing on rank %d: class %d, not %d", failing,
+          error_class(rc), MPI_ERR_ACCESS);
+    CHECK(count_fds() == before, "open failing on rank %d: %d descriptors before, %d after",
+          failing, before, count_fds());
+    if (rc == MPI_SUCCESS)
+        MPI_File_close(&fh);
+}
+
+static void case_size(void)
+{
+    char path[4200];
+    static unsigned char big[2 << 20];
+    MPI_Offset size = -1;
+    MPI_File fh;
+
+    snprintf(path, sizeof(path), "%s/size-%d", dir, rank);
+    fh = open_file(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR, "1048576");
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    arm("pwrite", "size-", EIO, -1);
+    int rc = MPI_File_write_at(fh, 10 << 20, big, sizeof(big), MPI_BYTE, MPI_STATUS_IGNORE);
+    arm("pwrite", "", 0, 0);
+    CHECK(error_class(rc) == MPI_ERR_IO, "a large write that fails: class %d", error_class(rc));
+    MPI_File_get_size(fh, &size);
+    CHECK(size == 0, "a write that failed grew the file to %lld bytes", (long long)size);
+    MPI_File_close(&fh);
+}
+
+int main(int argc, char **argv)
+{
+    int total;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    snprintf(dir, sizeof(dir), "%s", argc > 1 ? argv[1] : ".");
+    arm = (arm_fn *)dlsym(RTLD_DEFAULT, "edonio_fault_arm");
+    if (arm == NULL) {
+        if (rank == 0)
+            printf("fault.so is not preloaded: no fault can be injected\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    case_resize();
+    case_write_back();
+    case_open();
+    case_size();
+    MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
+    MPI_Finalize();
+    return total != 0;
+}
