@@ -86,6 +86,24 @@ static inline int ct_finish(void)
     return total != 0;
 }
 
+/* The value of program option test_NAME, or def when it is not given. */
+static inline const char *ct_opt(const char *name, const char *def)
+{
+    size_t n = strlen(name);
+
+    for (int i = 2; i < ct_argc; i++)
+        if (strncmp(ct_argv[i], "test_", 5) == 0 && strncmp(ct_argv[i] + 5, name, n) == 0 &&
+            ct_argv[i][5 + n] == '=')
+            return ct_argv[i] + 6 + n;
+    return def;
+}
+
+static inline long long ct_opt_ll(const char *name, long long def)
+{
+    const char *v = ct_opt(name, NULL);
+    return v == NULL ? def : strtoll(v, NULL, 10);
+}
+
 /* The extra KEY=VALUE hints of the command line (arguments from 'first' on), added to info. */
 static inline void ct_extra_hints(MPI_Info info, int first)
 {

@@ -15,6 +15,8 @@
 #   t_wronly_noread   write-only open without read permission (as an unprivileged user)
 #   t_direct          large requests: uncached whole blocks go direct, dirty cached ones never
 #   t_reuse           one file's cache leaves nothing behind for the next file
+#   t_random          random writes, reads, syncs, set_info rebuilds and read-only opens through a
+#                     world handle and an MPI_COMM_SELF handle sharing its cache, against a model
 #   t_consistency     MPI's consistency rules, on which the deferrals rest: own writes without sync,
 #                     sync-barrier-sync, close and reopen, exact write-back against a direct write,
 #                     a collective write read back at once, independent-then-collective order,
@@ -34,7 +36,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mpi_test_setup "$@"
 
 programs="t_sleeping_owner t_gaps t_size t_sparse t_evict t_remote t_preload t_hints
-    t_wronly_noread t_reuse t_direct t_consistency"
+    t_wronly_noread t_reuse t_direct t_consistency t_random"
 
 build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
@@ -165,6 +167,24 @@ test_consistency() {
         romio_edonio_shared_memory=false
 }
 
+# 13. Random steps through two handles of one file (each run a few seconds). Seen to fail with a
+# second handle given a cache of its own instead of sharing the first's (the disk's final bytes
+# wrong: a handle's close wrote back older bytes over the other's).
+test_random() {
+    local seed
+    for seed in 1 2; do
+        run_mpi "cache/random seed=$seed np=3" "$work/random-$seed.log" 3 "${edonio[@]}" -- \
+            "$bin/t_random" "$data/random-$seed" test_seed=$seed
+    done
+    run_mpi "cache/random seed=3 np=4" "$work/random-3.log" 4 "${edonio[@]}" -- \
+        "$bin/t_random" "$data/random-3" test_seed=3
+    run_mpi "cache/random seed=4 2-nodes np=4" "$work/random-nodes.log" 4 "${edonio[@]}" \
+        "${nodes[@]}" -- "$bin/t_random" "$data/random-nodes" test_seed=4
+    run_mpi "cache/random seed=5 shared_memory=false np=3" "$work/random-noshm.log" 3 \
+        "${edonio[@]}" -- "$bin/t_random" "$data/random-noshm" test_seed=5 \
+        romio_edonio_shared_memory=false
+}
+
 build
 test_sleeping_owner
 run_all_np t_gaps 1
@@ -178,4 +198,5 @@ test_wronly_noread
 run_all_np t_reuse 1
 run_all_np t_direct 1
 test_consistency
+test_random
 summary

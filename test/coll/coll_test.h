@@ -19,24 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The value of program option test_NAME, or def when it is not given. */
-static inline const char *co_opt(const char *name, const char *def)
-{
-    size_t n = strlen(name);
-
-    for (int i = 2; i < ct_argc; i++)
-        if (strncmp(ct_argv[i], "test_", 5) == 0 && strncmp(ct_argv[i] + 5, name, n) == 0 &&
-            ct_argv[i][5 + n] == '=')
-            return ct_argv[i] + 6 + n;
-    return def;
-}
-
-static inline long long co_opt_ll(const char *name, long long def)
-{
-    const char *v = co_opt(name, NULL);
-    return v == NULL ? def : strtoll(v, NULL, 10);
-}
-
 /* The hint KEY as given on the command line (last one wins), or def. */
 static inline const char *co_hint(const char *key, const char *def)
 {
@@ -81,7 +63,7 @@ static inline MPI_File co_open(const char *name, int amode, MPI_Info info, const
     }
     co_check_expect(fh, what);
     {
-        const char *fs = co_opt("fs", "");
+        const char *fs = ct_opt("fs", "");
         char value[MPI_MAX_INFO_VAL + 1];
         ct_get(fh, "romio_edonio_version", value);
         if (strcmp(fs, "edonio") == 0)

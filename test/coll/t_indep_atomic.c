@@ -78,9 +78,9 @@ int main(int argc, char **argv)
 
     ct_init(&argc, &argv, "FILE [KEY=VALUE...] [test_OPTION=VALUE...]");
     name = argv[1];
-    atomic = (int)co_opt_ll("atomic", 1);
-    iters = (int)co_opt_ll("iters", 50);
-    coll_read = (int)co_opt_ll("coll_read", 0);
+    atomic = (int)ct_opt_ll("atomic", 1);
+    iters = (int)ct_opt_ll("iters", 50);
+    coll_read = (int)ct_opt_ll("coll_read", 0);
     nwriters = 0;
     for (int r = 0; r < ct_nprocs; r++)
         if (is_writer(r)) {

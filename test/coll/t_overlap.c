@@ -82,7 +82,7 @@ static void write_file(const char *name, int iter, int atomic, int strided)
         CT_CHECK(flag == atomic, "MPI_File_get_atomicity is %d after set_atomicity(%d)", flag,
                  atomic);
         CT_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, filetype, "native", info));
-        const char *api = co_opt("api", "all");
+        const char *api = ct_opt("api", "all");
         void *b = buf;
         int n = strided ? 1 : (int)nbytes;
         MPI_Datatype t = strided ? memtype : MPI_BYTE;
@@ -181,14 +181,14 @@ int main(int argc, char **argv)
 
     ct_init(&argc, &argv, "FILE [KEY=VALUE...] [test_OPTION=VALUE...]");
     name = argv[1];
-    M = co_opt_ll("rows", 256);
-    N = co_opt_ll("cols", 1024);
-    R = co_opt_ll("overlap", 8);
-    layout_row = strcmp(co_opt("layout", "col"), "row") == 0;
-    mem = co_opt("mem", "contig");
-    atomic = (int)co_opt_ll("atomic", 1);
-    expect = co_opt("expect", "any");
-    iters = (int)co_opt_ll("iters", 2);
+    M = ct_opt_ll("rows", 256);
+    N = ct_opt_ll("cols", 1024);
+    R = ct_opt_ll("overlap", 8);
+    layout_row = strcmp(ct_opt("layout", "col"), "row") == 0;
+    mem = ct_opt("mem", "contig");
+    atomic = (int)ct_opt_ll("atomic", 1);
+    expect = ct_opt("expect", "any");
+    iters = (int)ct_opt_ll("iters", 2);
     if (R >= (layout_row ? M : N) / ct_nprocs && ct_nprocs > 1) {
         if (ct_rank == 0)
             fprintf(stderr, "overlap %lld too large for %d ranks\n", R, ct_nprocs);

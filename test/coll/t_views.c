@@ -752,10 +752,10 @@ static void run_case(int c, const char *base)
     fh = co_open(name, MPI_MODE_CREATE | MPI_MODE_RDWR, info, cases[c].name);
     if (fh == MPI_FILE_NULL)
         goto out;
-    if (co_opt_ll("atomic", 0))
+    if (ct_opt_ll("atomic", 0))
         CT_MPI(MPI_File_set_atomicity(fh, 1));
     if ((cases[c].build == v_darray_block || cases[c].build == v_sparse) &&
-        co_opt_ll("presize", 1))
+        ct_opt_ll("presize", 1))
         CT_MPI(MPI_File_set_size(fh, (MPI_Offset)write_end(c)));
     set_view(fh, &wv, info);
     b = mem_buffer(&wv);
@@ -767,8 +767,8 @@ static void run_case(int c, const char *base)
     snprintf(what, sizeof(what), "%s, collective write", cases[c].name);
     check_position(fh, &wv, cases[c].api, what);
     free(b);
-    if (co_opt_ll("min_rounds", 0) > 0) {
-        long long rounds = ct_stat(fh, "coll_rounds"), want = co_opt_ll("min_rounds", 0);
+    if (ct_opt_ll("min_rounds", 0) > 0) {
+        long long rounds = ct_stat(fh, "coll_rounds"), want = ct_opt_ll("min_rounds", 0);
         CT_CHECK(rounds >= want, "%s: the collective write took %lld rounds "
                  "(romio_edonio_stats_coll_rounds), expected at least %lld", cases[c].name,
                  rounds, want);
@@ -785,13 +785,13 @@ static void run_case(int c, const char *base)
     fh = co_open(name, MPI_MODE_RDONLY, info, cases[c].name);
     if (fh == MPI_FILE_NULL)
         goto out;
-    if (co_opt_ll("atomic", 0))
+    if (ct_opt_ll("atomic", 0))
         CT_MPI(MPI_File_set_atomicity(fh, 1));
     snprintf(what, sizeof(what), "%s, after reopen", cases[c].name);
     read_back(fh, &rv, cases[c].api, info, what);
     CT_MPI(MPI_File_close(&fh));
     ct_fresh(name);
-    if (ct_rank == 0 && co_opt_ll("verbose", 0))
+    if (ct_rank == 0 && ct_opt_ll("verbose", 0))
         fprintf(stderr, "%s: %.2f s\n", cases[c].name, MPI_Wtime() - t0);
 out:
     free_view(&wv);
@@ -805,8 +805,8 @@ int main(int argc, char **argv)
     int ran = 0;
 
     ct_init(&argc, &argv, "FILE [KEY=VALUE...] [expect:KEY=VALUE...] [test_cases=A,B,...]");
-    want = co_opt("cases", NULL);
-    big_mib = co_opt_ll("mib", 3);
+    want = ct_opt("cases", NULL);
+    big_mib = ct_opt_ll("mib", 3);
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         if (want == NULL ? !cases[c].dflt : !strstr(want, cases[c].name))
             continue;
