@@ -53,6 +53,7 @@ struct edonio_node {
     struct edonio_segment **remote; /* [n] their remote segments */
     void **map;                     /* [n] their memory, mapped here */
     size_t *bytes;                  /* [n] its size */
+    int *fd;                        /* [n] its memfd, opened here: the blocks' bytes */
     _Atomic int64_t *size;          /* the file's size as this node knows it */
     int memfd;                      /* this process's memory */
     uint64_t key, cookie;
@@ -76,7 +77,7 @@ struct edonio_cache {
     int bypass;                /* MPI atomic mode across nodes: nothing is cached */
     ADIO_Offset fits;          /* the file system can hold a file this long (checked) */
     struct edonio_node node;
-    unsigned char *fetch_buf;  /* one block, for reads from the file into a partly written slot */
+    unsigned char *fetch_buf;  /* one block: bytes on their way between the file and a slot */
     int refs;                  /* handles that point here; fd_sys < 0 once closed */
     struct edonio_cache *next; /* this process's caches (ad_edonio_cache.c) */
 };
@@ -127,6 +128,14 @@ void ADIOI_EDONIO_Node_detach(struct edonio_cache *c);
 struct edonio_segment *ADIOI_EDONIO_Node_hold(struct edonio_cache *c, int64_t block);
 void ADIOI_EDONIO_Node_release(struct edonio_segment *seg);
 void ADIOI_EDONIO_Node_lock(struct edonio_segment *seg);
+/*
+ * The bytes of a slot of seg (a segment this process reaches), from off: moved by the kernel,
+ * their pages never mapped here. errno or 0 (a slot never written reads as zeros).
+ */
+int ADIOI_EDONIO_Slot_put(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot,
+                          uint32_t off, const void *buf, size_t len);
+int ADIOI_EDONIO_Slot_get(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot,
+                          uint32_t off, void *buf, size_t len);
 /* This process's segments. */
 struct edonio_segment *ADIOI_EDONIO_Node_own(struct edonio_cache *c);
 struct edonio_segment *ADIOI_EDONIO_Node_remote(struct edonio_cache *c);
@@ -186,13 +195,14 @@ void ADIOI_EDONIO_Cache_forget_remote(struct edonio_cache *c);
 int ADIOI_EDONIO_Cache_remote_dirty(struct edonio_cache *c);
 /*
  * For the delivery: the dirty extents of this process's remote segment, in file order (offsets,
- * lengths in the same allocation as *off, and where their bytes are; free *off and *where), the
- * segment held until ADIOI_EDONIO_Cache_remote_done, which lets them go if they were delivered.
+ * lengths in the same allocation as *off, and where their bytes are, copied into *data; free
+ * *off, *where and *data), the segment held until ADIOI_EDONIO_Cache_remote_done, which lets them
+ * go if they were delivered.
  * The count, or -1 when out of memory. Held across a collective exchange: call it only once
  * every process of the node is in the call (no node peer may be waiting for the segment).
  */
 int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **off,
-                                         ADIO_Offset **len, char ***where);
+                                         ADIO_Offset **len, char ***where, char **data);
 void ADIOI_EDONIO_Cache_remote_done(struct edonio_cache *c, int delivered);
 /* The file now ends at size: cut this process's segments (every reachable one with 'all'). */
 void ADIOI_EDONIO_Cache_trim(struct edonio_cache *c, ADIO_Offset size, int all);

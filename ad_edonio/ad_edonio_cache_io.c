@@ -13,8 +13,15 @@
  * before it takes another. When no slot can be had (every candidate's write-back failed), reads
  * and writes go to the file themselves, and the error of a write-back stays with its block, which
  * stays dirty for a later sync.
+ *
+ * The segment's lock is held to find a slot and record what is written, not for the copy: a
+ * process marks the slot busy, lets the lock go and copies; whoever writes a slot's bytes to the
+ * file or gives the slot away waits until it is idle (the copier needs no lock to finish). Two
+ * processes copying the same bytes at once make concurrent conflicting accesses, which MPI leaves
+ * undefined outside atomic mode (in atomic mode ROMIO's byte-range locks keep them apart).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -77,19 +84,60 @@ static ADIO_Offset block_start(const struct edonio_cache *c, int64_t block)
 
 /* ------------------------------------------------------------------ one block, held */
 
+/* Wait until nobody copies a held slot's bytes outside the lock. */
+static void wait_idle(struct edonio_slot *s)
+{
+    for (int spins = 0; atomic_load_explicit(&s->busy, memory_order_acquire) != 0; spins++)
+        if (spins > 1000)
+            sched_yield(); /* the copier may share our core */
+}
+
+static void copy_done(struct edonio_slot *s)
+{
+    atomic_fetch_sub_explicit(&s->busy, 1, memory_order_release);
+}
+
+/* Give a held slot away, once idle. */
+static void drop(struct edonio_segment *seg, int32_t slot)
+{
+    wait_idle(edonio_slot_at(seg, slot));
+    edonio_remove(seg, slot);
+}
+
+/* Forget every block of a held segment (their dirty bytes dealt with), once all are idle. */
+static void clear(struct edonio_segment *seg)
+{
+    for (int32_t i = 0; i < seg->nhigh; i++)
+        wait_idle(edonio_slot_at(seg, i));
+    edonio_segment_clear(seg);
+}
+
+/* The bounce buffer of one block, for bytes on their way between the file and a slot. */
+static unsigned char *bounce(struct edonio_cache *c)
+{
+    if (c->fetch_buf == NULL)
+        c->fetch_buf = malloc((size_t)c->hints.block_size);
+    return c->fetch_buf;
+}
+
 /* Write a held slot's dirty extents to the file, exactly; clean on success. */
 static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
                       int32_t slot)
 {
     struct edonio_slot *s = edonio_slot_at(seg, slot);
-    unsigned char *data = edonio_slot_data(seg, slot);
+    unsigned char *buf = bounce(c);
     ADIO_Offset start = block_start(c, s->block);
-    int err = 0;
+    int err;
 
     if (s->ndirty == 0)
         return 0;
+    if (buf == NULL)
+        return ENOMEM;
+    wait_idle(s); /* a copy into it still under way would be half written, then lost */
+    uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi; /* one read of their span */
+    err = ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf + lo, hi - lo);
     for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
-        err = fs_write(c, st, data + s->dirty[i].lo, s->dirty[i].hi - s->dirty[i].lo,
+        err = fs_write(c, st, buf + s->dirty[i].lo, s->dirty[i].hi - s->dirty[i].lo,
                        start + s->dirty[i].lo);
     if (err == 0) {
         edonio_dirty_clear(s);
@@ -103,23 +151,19 @@ static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_
                  int32_t slot)
 {
     struct edonio_slot *s = edonio_slot_at(seg, slot);
-    unsigned char *data = edonio_slot_data(seg, slot);
     uint32_t bs = seg->block_size, at = 0;
+    unsigned char *buf = bounce(c);
     int err;
 
-    if (s->ndirty == 0) { /* nothing to keep: straight into the slot */
-        err = fs_read(c, st, data, bs, block_start(c, s->block));
-    } else {
-        if (c->fetch_buf == NULL && (c->fetch_buf = malloc(bs)) == NULL)
-            return ENOMEM;
-        err = fs_read(c, st, c->fetch_buf, bs, block_start(c, s->block));
-        for (uint32_t i = 0; err == 0 && i <= s->ndirty; i++) {
-            uint32_t end = i < s->ndirty ? s->dirty[i].lo : bs;
-            if (end > at)
-                memcpy(data + at, c->fetch_buf + at, end - at);
-            if (i < s->ndirty)
-                at = s->dirty[i].hi;
-        }
+    if (buf == NULL)
+        return ENOMEM;
+    err = fs_read(c, st, buf, bs, block_start(c, s->block));
+    for (uint32_t i = 0; err == 0 && i <= s->ndirty; i++) { /* the bytes between dirty extents */
+        uint32_t end = i < s->ndirty ? s->dirty[i].lo : bs;
+        if (end > at)
+            err = ADIOI_EDONIO_Slot_put(c, seg, slot, at, buf + at, end - at);
+        if (i < s->ndirty)
+            at = s->dirty[i].hi;
     }
     if (err == 0)
         edonio_mark_valid(s);
@@ -146,7 +190,7 @@ static int make_room(struct edonio_cache *c, struct edonio_stats *st, struct edo
     }
     return err;
 evict:
-    edonio_remove(seg, v);
+    drop(seg, v);
     st->evictions++;
     return 0;
 }
@@ -175,39 +219,83 @@ static int slot_for(struct edonio_cache *c, struct edonio_stats *st, struct edon
     return *slot == EDONIO_NO_SLOT ? ENOMEM : 0;
 }
 
-/* Read [lo, hi) of block from a held segment (or, without a slot, from the file). */
-static int read_held(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
-                     int64_t block, uint32_t lo, uint32_t hi, void *out)
+/*
+ * Read [lo, hi) of block from a held segment: the slot holding its bytes, marked busy (the caller
+ * copies them out after letting the lock go, then calls copy_done); or EDONIO_NO_SLOT when done
+ * or failed (*err): without a slot, the bytes were read from the file, which has them all.
+ */
+static int32_t read_begin(struct edonio_cache *c, struct edonio_stats *st,
+                          struct edonio_segment *seg, int64_t block, uint32_t lo, uint32_t hi,
+                          void *out, int *err)
 {
     int32_t slot;
-    int err = 0;
 
-    if (slot_for(c, st, seg, block, &slot) != 0) /* not cached: the file has every byte */
-        return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
-    if (!edonio_readable(edonio_slot_at(seg, slot), lo, hi))
-        err = fetch(c, st, seg, slot);
-    if (err == 0)
-        memcpy(out, edonio_slot_data(seg, slot) + lo, hi - lo);
+    *err = 0;
+    if (slot_for(c, st, seg, block, &slot) != 0) {
+        *err = fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
+        return EDONIO_NO_SLOT;
+    }
+    if (!edonio_readable(edonio_slot_at(seg, slot), lo, hi) && (*err = fetch(c, st, seg, slot)))
+        return EDONIO_NO_SLOT;
+    atomic_fetch_add_explicit(&edonio_slot_at(seg, slot)->busy, 1, memory_order_relaxed);
+    return slot;
+}
+
+/*
+ * Write [lo, hi) of block into a held segment: the extent recorded, the slot marked busy and
+ * returned (the caller copies the bytes in after letting the lock go, then calls copy_done); or
+ * EDONIO_NO_SLOT when done or failed (*err): without a slot, the bytes went to the file. A copy
+ * that fails leaves its range's bytes unspecified, as a failed write leaves a file's.
+ */
+static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
+                           struct edonio_segment *seg, int64_t block, uint32_t lo, uint32_t hi,
+                           const void *in, int *err)
+{
+    int32_t slot;
+
+    *err = 0;
+    if (slot_for(c, st, seg, block, &slot) != 0) {
+        *err = fs_write(c, st, in, hi - lo, block_start(c, block) + lo);
+        return EDONIO_NO_SLOT;
+    }
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    if (edonio_dirty_add(s, lo, hi) != 0) { /* extents full: write them back first */
+        if ((*err = write_back(c, st, seg, slot)) != 0)
+            return EDONIO_NO_SLOT;
+        edonio_dirty_add(s, lo, hi);
+    }
+    atomic_fetch_add_explicit(&s->busy, 1, memory_order_relaxed);
+    return slot;
+}
+
+/* Copy a busy slot's bytes in or out (no lock needed), then let it be. errno or 0. */
+static int copy_slot(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot, uint32_t lo,
+                     void *buf, size_t len, int writing)
+{
+    int err = writing ? ADIOI_EDONIO_Slot_put(c, seg, slot, lo, buf, len)
+                      : ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf, len);
+
+    copy_done(edonio_slot_at(seg, slot));
     return err;
 }
 
-/* Write [lo, hi) of block into a held segment (or, without a slot, to the file). */
+/* The same, copying under the lock (the owner applying many pieces in a collective call). */
+static int read_held(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
+                     int64_t block, uint32_t lo, uint32_t hi, void *out)
+{
+    int err;
+    int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
+
+    return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, out, hi - lo, 0);
+}
+
 static int write_held(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
                       int64_t block, uint32_t lo, uint32_t hi, const void *in)
 {
-    int32_t slot;
     int err;
+    int32_t slot = write_begin(c, st, seg, block, lo, hi, in, &err);
 
-    if (slot_for(c, st, seg, block, &slot) != 0)
-        return fs_write(c, st, in, hi - lo, block_start(c, block) + lo);
-    struct edonio_slot *s = edonio_slot_at(seg, slot);
-    if (edonio_dirty_add(s, lo, hi) != 0) { /* extents full: write them back first */
-        if ((err = write_back(c, st, seg, slot)) != 0)
-            return err;
-        edonio_dirty_add(s, lo, hi);
-    }
-    memcpy(edonio_slot_data(seg, slot) + lo, in, hi - lo);
-    return 0;
+    return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, (void *)in, hi - lo, 1);
 }
 
 /* ------------------------------------------------------------------ pieces */
@@ -216,20 +304,22 @@ static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t b
                       uint32_t hi, char *out)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
-    int err = read_held(c, st, seg, block, lo, hi, out);
+    int err;
+    int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
 
     ADIOI_EDONIO_Node_release(seg);
-    return err;
+    return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, out, hi - lo, 0);
 }
 
 static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block,
                        uint32_t lo, uint32_t hi, char *in)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
-    int err = write_held(c, st, seg, block, lo, hi, in);
+    int err;
+    int32_t slot = write_begin(c, st, seg, block, lo, hi, in, &err);
 
     ADIOI_EDONIO_Node_release(seg);
-    return err;
+    return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, in, hi - lo, 1);
 }
 
 /* Is block cached on this node? (The segment is held only for the look.) */
@@ -255,11 +345,13 @@ static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf
 
     if (slot != EDONIO_NO_SLOT) {
         if (writing && edonio_slot_at(seg, slot)->ndirty == 0)
-            edonio_remove(seg, slot);
+            drop(seg, slot);
     } else if (!writing && seg->nused < seg->limit) {
         slot = edonio_insert(seg, block);
-        memcpy(edonio_slot_data(seg, slot), buf, seg->block_size);
-        edonio_mark_valid(edonio_slot_at(seg, slot));
+        if (ADIOI_EDONIO_Slot_put(c, seg, slot, 0, buf, seg->block_size) == 0)
+            edonio_mark_valid(edonio_slot_at(seg, slot));
+        else
+            edonio_remove(seg, slot); /* no room for a copy: nothing lost */
     }
     ADIOI_EDONIO_Node_release(seg);
 }
@@ -336,12 +428,20 @@ int ADIOI_EDONIO_Cache_check(struct edonio_cache *c, ADIO_Offset off, ADIO_Offse
         return EINVAL;
     if (len > INT64_MAX - off)
         return EOVERFLOW;
-    if (len == 0 || off + len <= c->fits || off + len <= ADIOI_EDONIO_Size_get(c))
+    if (len == 0 || off + len <= c->fits)
         return 0;
-    /* lseek refuses positions past the largest file the file system holds (EINVAL). */
-    if (lseek(c->fd_sys, off + len - 1, SEEK_SET) < 0)
+    /*
+     * lseek refuses positions past the largest file the file system holds (EINVAL). A growing
+     * file asks once for twice its new end, so a file written front to back asks a few times.
+     */
+    ADIO_Offset end = off + len, ahead = end <= INT64_MAX / 2 ? 2 * end : INT64_MAX;
+    if (lseek(c->fd_sys, ahead - 1, SEEK_SET) >= 0) {
+        c->fits = ahead;
+        return 0;
+    }
+    if (lseek(c->fd_sys, end - 1, SEEK_SET) < 0)
         return errno == EINVAL ? EFBIG : errno;
-    c->fits = off + len;
+    c->fits = end;
     return 0;
 }
 
@@ -449,7 +549,7 @@ static int by_value(const void *a, const void *b)
 }
 
 int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_stats *st,
-                                         int64_t *blocks, int64_t n, int drop)
+                                         int64_t *blocks, int64_t n, int forget)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_own(c);
     int err = 0;
@@ -464,8 +564,8 @@ int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_s
         int e = write_back(c, st, seg, slot);
         if (e && !err)
             err = e;
-        if (drop && e == 0)
-            edonio_remove(seg, slot);
+        if (forget && e == 0)
+            drop(seg, slot);
     }
     ADIOI_EDONIO_Node_release(seg);
     return err;
@@ -475,7 +575,7 @@ int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_s
 
 /* Write back every dirty block of a held segment in file order; with 'drop', forget clean ones. */
 static int write_back_segment(struct edonio_cache *c, struct edonio_stats *st,
-                              struct edonio_segment *seg, int drop)
+                              struct edonio_segment *seg, int forget)
 {
     int64_t(*dirty)[2] = malloc((size_t)(seg->nhigh + 1) * sizeof(*dirty));
     int32_t n = 0;
@@ -497,24 +597,24 @@ static int write_back_segment(struct edonio_cache *c, struct edonio_stats *st,
             err = e; /* keep going: write back what can be written */
     }
     free(dirty);
-    for (int32_t i = 0; drop && i < seg->nhigh; i++)
+    for (int32_t i = 0; forget && i < seg->nhigh; i++)
         if (edonio_slot_at(seg, i)->block >= 0 && edonio_slot_at(seg, i)->ndirty == 0)
-            edonio_remove(seg, i);
+            drop(seg, i);
     return err;
 }
 
-int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stats *st, int drop)
+int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stats *st, int forget)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_own(c);
 
     ADIOI_EDONIO_Node_lock(seg);
-    int err = write_back_segment(c, st, seg, drop);
+    int err = write_back_segment(c, st, seg, forget);
     ADIOI_EDONIO_Node_release(seg);
     return err;
 }
 
 int ADIOI_EDONIO_Cache_write_back_reachable(struct edonio_cache *c, struct edonio_stats *st,
-                                            int drop)
+                                            int forget)
 {
     int err = 0;
 
@@ -522,7 +622,7 @@ int ADIOI_EDONIO_Cache_write_back_reachable(struct edonio_cache *c, struct edoni
         struct edonio_segment *segs[2] = {c->node.own[i], c->node.remote[i]};
         for (int k = 0; k < 2; k++) {
             ADIOI_EDONIO_Node_lock(segs[k]);
-            int e = write_back_segment(c, st, segs[k], drop);
+            int e = write_back_segment(c, st, segs[k], forget);
             ADIOI_EDONIO_Node_release(segs[k]);
             if (e && !err)
                 err = e;
@@ -542,10 +642,10 @@ void ADIOI_EDONIO_Cache_forget_remote(struct edonio_cache *c)
         if (s->block >= 0 && s->ndirty > 0)
             dirty = 1; /* not delivered (an owner failed): kept for the next delivery */
         else if (s->block >= 0)
-            edonio_remove(seg, i);
+            drop(seg, i);
     }
     if (!dirty)
-        edonio_segment_clear(seg); /* its pages are reused from the start */
+        clear(seg); /* its pages are reused from the start */
     ADIOI_EDONIO_Node_release(seg);
 }
 
@@ -570,6 +670,7 @@ static void trim_segment(struct edonio_cache *c, struct edonio_segment *seg, ADI
         ADIO_Offset start = s->block >= 0 ? block_start(c, s->block) : -1;
         if (start < 0 || start + seg->block_size <= size)
             continue;
+        wait_idle(s);
         edonio_truncate_slot(seg, i, start >= size ? 0 : (uint32_t)(size - start));
     }
     ADIOI_EDONIO_Node_release(seg);
@@ -602,7 +703,7 @@ int ADIOI_EDONIO_Cache_preload(struct edonio_cache *c, struct edonio_stats *st, 
         if (!full && edonio_lookup(seg, b) == EDONIO_NO_SLOT) {
             int32_t slot = edonio_insert(seg, b);
             if ((err = fetch(c, st, seg, slot)) != 0)
-                edonio_remove(seg, slot);
+                drop(seg, slot);
         }
         ADIOI_EDONIO_Node_release(seg);
     }
@@ -623,33 +724,35 @@ static int by_offset(const void *a, const void *b)
 }
 
 int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **off,
-                                         ADIO_Offset **len, char ***where)
+                                         ADIO_Offset **len, char ***where, char **data)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
     struct dirty_piece *p;
     int64_t n = 0, k = 0;
+    size_t bytes = 0;
 
     ADIOI_EDONIO_Node_lock(seg);
     for (int32_t i = 0; i < seg->nhigh; i++)
-        if (edonio_slot_at(seg, i)->block >= 0)
-            n += edonio_slot_at(seg, i)->ndirty;
+        for (uint32_t e = 0; edonio_slot_at(seg, i)->block >= 0 && e < edonio_slot_at(seg, i)->ndirty;
+             e++, n++)
+            bytes += edonio_slot_at(seg, i)->dirty[e].hi - edonio_slot_at(seg, i)->dirty[e].lo;
     p = malloc((size_t)(n + 1) * sizeof(*p));
     *off = malloc((size_t)(2 * n + 1) * sizeof(**off));
     *where = malloc((size_t)(n + 1) * sizeof(**where));
-    if (p == NULL || *off == NULL || *where == NULL) {
-        free(p);
-        free(*off);
-        free(*where);
-        *off = NULL;
-        *where = NULL;
-        return -1;
-    }
+    *data = malloc(bytes + 1);
+    if (p == NULL || *off == NULL || *where == NULL || *data == NULL)
+        goto fail;
+    char *at = *data;
     for (int32_t i = 0; i < seg->nhigh; i++) {
         struct edonio_slot *s = edonio_slot_at(seg, i);
-        for (uint32_t e = 0; s->block >= 0 && e < s->ndirty; e++, k++)
-            p[k] = (struct dirty_piece){block_start(c, s->block) + s->dirty[e].lo,
-                                        s->dirty[e].hi - s->dirty[e].lo,
-                                        (char *)edonio_slot_data(seg, i) + s->dirty[e].lo};
+        for (uint32_t e = 0; s->block >= 0 && e < s->ndirty; e++, k++) {
+            uint32_t lo = s->dirty[e].lo, hi = s->dirty[e].hi;
+            wait_idle(s);
+            if (ADIOI_EDONIO_Slot_get(c, seg, i, lo, at, hi - lo) != 0)
+                goto fail;
+            p[k] = (struct dirty_piece){block_start(c, s->block) + lo, hi - lo, at};
+            at += hi - lo;
+        }
     }
     qsort(p, (size_t)n, sizeof(*p), by_offset);
     *len = *off + n;
@@ -660,6 +763,15 @@ int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **o
     }
     free(p);
     return n;
+fail:
+    free(p);
+    free(*off);
+    free(*where);
+    free(*data);
+    *off = NULL;
+    *where = NULL;
+    *data = NULL;
+    return -1;
 }
 
 void ADIOI_EDONIO_Cache_remote_done(struct edonio_cache *c, int delivered)
@@ -667,6 +779,6 @@ void ADIOI_EDONIO_Cache_remote_done(struct edonio_cache *c, int delivered)
     struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
 
     if (delivered)
-        edonio_segment_clear(seg);
+        clear(seg);
     ADIOI_EDONIO_Node_release(seg);
 }

@@ -30,7 +30,7 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
                                through ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL, NULL};
     ADIO_Offset *off = NULL, *len;
     struct edonio_req req;
-    char **where = NULL;
+    char **where = NULL, *data = NULL;
     int64_t n;
     int err, failed;
 
@@ -38,7 +38,7 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
         return 0;
     if (c->nodes_shared)
         MPI_Barrier(comm);
-    n = ADIOI_EDONIO_Cache_remote_pieces(c, &off, &len, &where);
+    n = ADIOI_EDONIO_Cache_remote_pieces(c, &off, &len, &where, &data);
     ADIOI_EDONIO_Req_pieces(&req, off, len, where, n > 0 ? n : 0);
     err = n < 0 ? ENOMEM : 0;
     int e = ADIOI_EDONIO_Coll_run(&pass, &req, n > 0, &failed);
@@ -50,5 +50,6 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
     ADIOI_EDONIO_Cache_remote_done(c, failed == 0);
     free(off);
     free(where);
+    free(data);
     return err;
 }

@@ -2,12 +2,18 @@
  * edonio: the shared-memory way of reaching an owner.
  *
  * Every process keeps its two segments (own and remote, ad_edonio_cache.h) in memory of its own,
- * a memfd, laid out lazily: only headers are written at open, and pages are touched as blocks need
+ * a memfd, laid out lazily: only headers are written at open, and pages are made as blocks need
  * them, so a process's cache costs what its blocks use, however large romio_edonio_cache_size is.
  * At open each process publishes where that memory is (pid and descriptor, in the open's one
- * exchange of records); the processes of its node map it through /proc/<pid>/fd/<fd>, check the
- * segment's cookie, and from then on work on it directly: load, store and an atomic lock word per
- * segment. No MPI call is made to reach an owner on the same node.
+ * exchange of records); the processes of its node open it through /proc/<pid>/fd/<fd>, map it,
+ * check the segment's cookie, and from then on work on it directly: an atomic lock word per
+ * segment, loads and stores of the metadata (header, slot table, index), and the blocks' bytes
+ * moved by the kernel with pread and pwrite on the memfd (ADIOI_EDONIO_Slot_get and _put). Those
+ * bytes are never touched through the mapping: a first touch of shared memory costs a page fault
+ * per page in every process that maps it (tens of microseconds each in a virtual machine), and
+ * processes storing into one another's mapped pages slowed each other down several times here,
+ * where the kernel makes each page and copies into it while it is in cache. No MPI call is made
+ * to reach an owner on the same node.
  *
  * Processes share a node when the kernel instance, the PID namespace and the user are the same
  * (the key). Where MPICH is told to act as if every process were on a node of its own
@@ -148,7 +154,10 @@ static int node_alloc(struct edonio_node *n, int nprocs)
     n->remote = calloc((size_t)nprocs, sizeof(*n->remote));
     n->map = calloc((size_t)nprocs, sizeof(*n->map));
     n->bytes = calloc((size_t)nprocs, sizeof(*n->bytes));
-    return n->rank && n->index && n->own && n->remote && n->map && n->bytes;
+    n->fd = malloc((size_t)nprocs * sizeof(*n->fd));
+    for (int i = 0; n->fd != NULL && i < nprocs; i++)
+        n->fd[i] = -1;
+    return n->rank && n->index && n->own && n->remote && n->map && n->bytes && n->fd;
 }
 
 int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me)
@@ -235,9 +244,10 @@ static int map_peer(struct edonio_node *n, const struct edonio_peer *p, int i)
     if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
         return 0;
     mem = mmap(NULL, p->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-    close(fd);
-    if (mem == MAP_FAILED)
+    if (mem == MAP_FAILED) {
+        close(fd);
         return 0;
+    }
     struct edonio_segment *own = mem;
     if (wait_ready(own, p->cookie)) {
         struct edonio_segment *remote =
@@ -248,10 +258,12 @@ static int map_peer(struct edonio_node *n, const struct edonio_peer *p, int i)
             n->bytes[i] = p->bytes;
             n->own[i] = own;
             n->remote[i] = remote;
+            n->fd[i] = fd; /* kept: the blocks' bytes go through it */
             return 1;
         }
     }
     munmap(mem, p->bytes);
+    close(fd);
     return 0;
 }
 
@@ -279,6 +291,7 @@ void ADIOI_EDONIO_Node_attach(struct edonio_cache *c, const struct edonio_peer *
             n->bytes[n->n] = mine_bytes;
             n->own[n->n] = own;
             n->remote[n->n] = remote;
+            n->fd[n->n] = n->memfd;
         } else if (!map_peer(n, &all[r], n->n)) {
             continue; /* reached over the network */
         }
@@ -292,9 +305,12 @@ void ADIOI_EDONIO_Node_detach(struct edonio_cache *c)
 {
     struct edonio_node *n = &c->node;
 
-    for (int i = 0; n->map != NULL && i < n->n; i++)
+    for (int i = 0; n->map != NULL && i < n->n; i++) {
         if (n->map[i] != NULL)
             munmap(n->map[i], n->bytes[i]);
+        if (i != n->me && n->fd[i] >= 0)
+            close(n->fd[i]);
+    }
     if (n->n == 0 && n->map != NULL && n->map[0] != NULL) /* prepared, never attached */
         munmap(n->map[0], n->bytes[0]);
     if (n->memfd >= 0)
@@ -306,6 +322,7 @@ void ADIOI_EDONIO_Node_detach(struct edonio_cache *c)
     free(n->remote);
     free(n->map);
     free(n->bytes);
+    free(n->fd);
     memset(n, 0, sizeof(*n));
     n->memfd = -1;
 }
@@ -355,6 +372,61 @@ int ADIOI_EDONIO_Node_reaches(const struct edonio_cache *c, int rank)
     return c->node.index[rank] >= 0;
 }
 
+/* ---------------------------------------------------------------- the blocks' bytes */
+
+/* The memfd holding seg, and where seg's data starts in it. */
+static int data_of(const struct edonio_node *n, const struct edonio_segment *seg, off_t *base)
+{
+    for (int i = 0; i < n->n; i++)
+        if (n->own[i] == seg || n->remote[i] == seg) {
+            *base = (off_t)((const char *)seg - (const char *)n->map[i]) + (off_t)seg->data_offset;
+            return n->fd[i];
+        }
+    return -1;
+}
+
+int ADIOI_EDONIO_Slot_put(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot,
+                          uint32_t off, const void *buf, size_t len)
+{
+    off_t base;
+    int fd = data_of(&c->node, seg, &base);
+    size_t done = 0;
+
+    base += (off_t)slot * seg->block_size + off;
+    while (done < len) {
+        ssize_t w = pwrite(fd, (const char *)buf + done, len - done, base + (off_t)done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : ENOSPC;
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+int ADIOI_EDONIO_Slot_get(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot,
+                          uint32_t off, void *buf, size_t len)
+{
+    off_t base;
+    int fd = data_of(&c->node, seg, &base);
+    size_t done = 0;
+
+    base += (off_t)slot * seg->block_size + off;
+    while (done < len) {
+        ssize_t r = pread(fd, (char *)buf + done, len - done, base + (off_t)done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return errno;
+        if (r == 0) { /* never written: zeros */
+            memset((char *)buf + done, 0, len - done);
+            break;
+        }
+        done += (size_t)r;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- the file's size */
 
 /*
@@ -384,16 +456,8 @@ void ADIOI_EDONIO_Size_set(struct edonio_cache *c, ADIO_Offset size)
 void ADIOI_EDONIO_Node_memory(struct edonio_cache *c, long long *mapped, long long *touched)
 {
     struct edonio_node *n = &c->node;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = n->n > 0 ? n->bytes[n->me] : 0;
-    size_t pages = (bytes + page - 1) / page;
-    unsigned char *vec;
+    struct stat st;
 
-    *mapped = (long long)bytes;
-    *touched = 0;
-    if (bytes == 0 || (vec = malloc(pages)) == NULL)
-        return;
-    if (mincore(n->map[n->me], bytes, vec) == 0)
-        for (size_t i = 0; i < pages; i++)
-            *touched += (vec[i] & 1) ? (long long)page : 0;
-    free(vec);
+    *mapped = n->n > 0 ? (long long)n->bytes[n->me] : 0;
+    *touched = n->memfd >= 0 && fstat(n->memfd, &st) == 0 ? (long long)st.st_blocks * 512 : 0;
 }

@@ -168,6 +168,7 @@ int32_t edonio_insert(struct edonio_segment *seg, int64_t block)
     s->block = block;
     s->flags = 0;
     s->ndirty = 0;
+    atomic_store_explicit(&s->busy, 0, memory_order_relaxed);
     b = bucket_of(seg, block);
     s->hash_next = buckets(seg)[b] - 1;
     buckets(seg)[b] = slot + 1;

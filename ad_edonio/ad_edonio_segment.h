@@ -48,7 +48,7 @@ struct edonio_slot {
     int32_t hash_next; /* next slot in the same hash bucket, or EDONIO_NO_SLOT */
     uint32_t flags;    /* enum edonio_slot_flags */
     uint32_t ndirty;   /* dirty extents in use */
-    uint32_t pad;
+    atomic_uint busy;  /* processes copying its bytes in or out without the segment's lock */
     struct edonio_extent dirty[EDONIO_MAX_EXTENTS];
 };
 

@@ -20,6 +20,11 @@
  *             overlap holds one rank's bytes only
  *   subarray  an M x N array of 8-byte values distributed by column blocks (subarray view),
  *             MPI_File_write_all and read_all
+ *   records   one open, -s/-r records of -r bytes (record i by rank i mod P, MPI_File_write_at),
+ *             each rank reads its neighbour's records, close: -k passes in the same process,
+ *             pass 1 the cold first pass, the later ones warm (the same processes open the same
+ *             file again); t_write is pass 1's open+write+read+close, t_read the last pass's; a
+ *             line "PASS n open= write= read= close=" per pass
  *
  * Output: one line "RESULT key=value ..." on rank 0 with the phase times (max over ranks):
  * t_write (open + write + close), t_read (open + read + close), the bytes moved and errors.
@@ -385,6 +390,59 @@ static void case_subarray(const struct opts *o, const char *name, struct result 
     free(buf);
 }
 
+/* records: one pass (open, write, read the neighbour's, close), its phases timed (max over ranks). */
+static void records_pass(const struct opts *o, const char *name, int pass, double *total,
+                         long long *bad)
+{
+    long long nrec = o->size / o->rec;
+    unsigned char *buf = xmalloc((size_t)o->rec);
+    double ph[4], t0 = start(), t;
+
+    MPI_File fh = open_file(o, name, MPI_MODE_RDWR | MPI_MODE_CREATE);
+    ph[0] = tmax(MPI_Wtime() - t0);
+    t = start();
+    for (long long i = rank; i < nrec; i += nprocs) {
+        fill(buf, i * o->rec, o->rec);
+        check(MPI_File_write_at(fh, i * o->rec, buf, (int)o->rec, MPI_BYTE, MPI_STATUS_IGNORE),
+              "write_at");
+    }
+    ph[1] = tmax(MPI_Wtime() - t);
+    t = start(); /* the neighbour's records: written by another process (visible after sync) */
+    check(MPI_File_sync(fh), "sync");
+    MPI_Barrier(MPI_COMM_WORLD);
+    check(MPI_File_sync(fh), "sync");
+    for (long long i = (rank + 1) % nprocs; i < nrec; i += nprocs) {
+        check(MPI_File_read_at(fh, i * o->rec, buf, (int)o->rec, MPI_BYTE, MPI_STATUS_IGNORE),
+              "read_at");
+        *bad += verify(buf, i * o->rec, o->rec);
+    }
+    ph[2] = tmax(MPI_Wtime() - t);
+    t = start();
+    check(MPI_File_close(&fh), "close");
+    ph[3] = tmax(MPI_Wtime() - t);
+    *total = ph[0] + ph[1] + ph[2] + ph[3];
+    if (rank == 0)
+        printf("PASS %d open=%.6f write=%.6f read=%.6f close=%.6f\n", pass, ph[0], ph[1], ph[2],
+               ph[3]);
+    free(buf);
+}
+
+static void case_records(const struct opts *o, const char *name, struct result *r)
+{
+    long long bad = 0;
+    double t;
+
+    for (int pass = 1; pass <= o->reps; pass++) {
+        records_pass(o, name, pass, &t, &bad);
+        if (pass == 1)
+            r->t_write = t;
+        r->t_read = t;
+    }
+    r->errors = bad;
+    r->bytes_written = (o->size / o->rec) * o->rec * o->reps;
+    r->bytes_read = r->bytes_written;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -444,6 +502,8 @@ int main(int argc, char **argv)
         case_atomic(&o, name, &r);
     else if (strcmp(o.cas, "subarray") == 0)
         case_subarray(&o, name, &r);
+    else if (strcmp(o.cas, "records") == 0)
+        case_records(&o, name, &r);
     else {
         if (rank == 0)
             fprintf(stderr, "iobench: unknown case '%s'\n", o.cas);
