@@ -108,8 +108,8 @@ deep_dir() {
 }
 
 # mpi_test_setup --builddir DIR [--workdir DIR]: the arguments of the MPI test scripts.
-# Sets lib (libedonio.so, absolute), work (default EDONIO_TEST_WORKDIR, else a new one),
-# bin and data below it.
+# Sets lib (libedonio.so, absolute) and libdir (its directory), inc (edonio's include directory),
+# work (default EDONIO_TEST_WORKDIR, else a new one), bin and data below it.
 mpi_test_setup() {
     local builddir=""
     work=""
@@ -123,6 +123,8 @@ mpi_test_setup() {
     lib="$builddir/.libs/libedonio.so"
     [ -f "$lib" ] || { echo "no $lib: build edonio first" >&2; exit 2; }
     lib=$(realpath "$lib")
+    libdir=$(dirname "$lib")
+    inc=$(cd "$(dirname "${BASH_SOURCE[0]}")/../include" && pwd)
     work=${work:-${EDONIO_TEST_WORKDIR:-$(mktemp -d)}}
     mkdir -p "$work"
     work=$(realpath "$work")

@@ -17,8 +17,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
 mpi_test_setup "$@"
-libdir=$(dirname "$lib")
-inc="$here/../../include"
 deep=$(deep_dir "$data")
 
 build() {

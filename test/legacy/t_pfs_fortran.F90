@@ -89,18 +89,11 @@ program t_pfs_fortran
     if (lseek(u, 0, SEEK_CUR) /= 256) call bad('M_GLOBAL pointer')
     close(u)
 
-    call gisum(errs, 1, i)
-    if (me == 0 .and. errs == 0) print '(a)', ' No Errors'
-    if (me == 0 .and. errs /= 0) print '(a,i0,a)', ' Found ', errs, ' errors'
+    call say_errors()
 
 contains
 
     include 'fortran_arg.inc'
-
-    subroutine bad(what)
-        character(len=*), intent(in) :: what
-        print '(a,i0,2a)', 'node ', me, ': wrong: ', what
-        errs = errs + 1
-    end subroutine bad
+    include 'fortran_errs.inc'
 
 end program t_pfs_fortran

@@ -30,8 +30,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
 mpi_test_setup "$@"
-libdir=$(dirname "$lib")
-inc="$here/../../include"
 deep=$(deep_dir "$data")
 # t_longname's failures (ROMIO before 0006) hang: a shorter limit than the default.
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}

@@ -87,19 +87,12 @@ program t_longname_fortran
     n = doopen(name // char(0), 2, 420)
     if (n /= -1) call bad('5000-byte name')
 
-    call gisum(errs, 1, i)
-    if (me == 0 .and. errs == 0) print '(a)', ' No Errors'
-    if (me == 0 .and. errs /= 0) print '(a,i0,a)', ' Found ', errs, ' errors'
+    call say_errors()
     call MPI_Finalize(ierr)
 
 contains
 
     include 'fortran_arg.inc'
-
-    subroutine bad(what)
-        character(len=*), intent(in) :: what
-        print '(a,i0,2a)', 'node ', me, ': wrong: ', what
-        errs = errs + 1
-    end subroutine bad
+    include 'fortran_errs.inc'
 
 end program t_longname_fortran
