@@ -34,24 +34,24 @@ void donio_(const int *myid, const int *nproc)
     (void)do_nio(*myid, *nproc);
 }
 
-/* The path ends at the first NUL (the manual asks for one) or at the end of the CHARACTER
- * variable, trailing blanks dropped. */
+/* The path ends at its first NUL (the manual asks for one), else at the end of the CHARACTER
+ * variable, trailing blanks dropped; any length do_open takes. Fortran cannot read errno: a name
+ * the system cannot take is also said on standard error (by process 0; the open is collective). */
 int doopen_(const char *path, const int *flags, const int *mode, size_t len)
 {
-    size_t n = strnlen(path, len);
-    char *cpath;
-    int fd;
+    char *cpath = legacy_fortran_name(path, len);
+    int fd, rank = 0;
 
-    while (n > 0 && path[n - 1] == ' ')
-        n--;
-    if ((cpath = malloc(n + 1)) == NULL) {
-        errno = ENOMEM;
+    if (cpath == NULL)
         return -1;
-    }
-    memcpy(cpath, path, n);
-    cpath[n] = '\0';
     fd = do_open(cpath, *flags, *mode);
     free(cpath);
+    if (fd < 0 && errno == ENAMETOOLONG) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank == 0)
+            legacy_report("doopen");
+        errno = ENAMETOOLONG;
+    }
     return fd;
 }
 

@@ -98,8 +98,18 @@ int legacy_errno(int error_code);
 /* The message of the last error seen by legacy_errno, or strerror(errno). */
 const char *legacy_last_error(void);
 
+/* Print "what: message" (the last error) on standard error. */
+void legacy_report(const char *what);
+
 /* Print "what: message" and abort the job (the PFS plain forms). */
 void legacy_die(const char *what);
+
+/* The path without a ROMIO prefix ("edonio:", "ufs:"). */
+const char *legacy_bare_path(const char *path);
+
+/* A Fortran CHARACTER argument of length len as a new C string (free it), or NULL and ENOMEM:
+ * up to its first NUL, else up to its last non-blank (Fortran pads with blanks). */
+char *legacy_fortran_name(const char *name, size_t len);
 
 /* do_csize's cache hints, added to every later do_open (MPI_INFO_NULL: none). */
 MPI_Info legacy_do_hints(void);

@@ -130,13 +130,42 @@ const char *legacy_last_error(void)
     return last_error[0] && errno == last_errno ? last_error : strerror(errno);
 }
 
-void legacy_die(const char *what)
+void legacy_report(const char *what)
 {
     int rank = 0;
 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     fprintf(stderr, "edonio (process %d): %s: %s\n", rank, what, legacy_last_error());
+}
+
+void legacy_die(const char *what)
+{
+    legacy_report(what);
     MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+const char *legacy_bare_path(const char *path)
+{
+    const char *colon = strchr(path, ':');
+
+    return colon != NULL && colon > path + 1 ? colon + 1 : path; /* a prefix, not a drive letter */
+}
+
+char *legacy_fortran_name(const char *name, size_t len)
+{
+    size_t n = strnlen(name, len);
+    char *s;
+
+    if (n == len) /* no NUL: the blanks Fortran padded the name with go */
+        while (n > 0 && name[n - 1] == ' ')
+            n--;
+    if ((s = malloc(n + 1)) == NULL) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    memcpy(s, name, n);
+    s[n] = '\0';
+    return s;
 }
 
 int legacy_agree(MPI_Comm comm, int ok)
@@ -168,29 +197,53 @@ static int adio_amode(const struct legacy_open_args *a)
     return amode;
 }
 
+/* A path the system cannot take (ROMIO reports it as MPI_ERR_BAD_FILE, EINVAL here): errno
+ * ENAMETOOLONG and a message that says which limit, and 1; else 0. */
+static int name_too_long(const char *path)
+{
+    const char *p = legacy_bare_path(path), *slash;
+    size_t n, longest = 0;
+
+    for (const char *c = p; *c; c = slash + 1) {
+        slash = strchr(c, '/');
+        n = slash ? (size_t)(slash - c) : strlen(c);
+        longest = n > longest ? n : longest;
+        if (slash == NULL)
+            break;
+    }
+    if ((n = strlen(p)) >= PATH_MAX)
+        snprintf(last_error, sizeof(last_error),
+                 "File name too long: %zu bytes, at most %d can be opened: %.64s...", n,
+                 PATH_MAX - 1, p);
+    else if (longest > NAME_MAX)
+        snprintf(last_error, sizeof(last_error),
+                 "File name too long: a part of it has %zu bytes, at most %d: %.64s...", longest,
+                 NAME_MAX, p);
+    else
+        return 0;
+    errno = last_errno = ENAMETOOLONG;
+    return 1;
+}
+
 /* ROMIO's one-time set-up, the communicator and the file system; the ADIO file or NULL. */
 static ADIO_File open_adio(const struct legacy_open_args *a, int *error_code)
 {
     MPI_Comm dup = MPI_COMM_NULL;
     ADIOI_Fns *ops = NULL;
     int fs = -1;
-    const char *path = a->path, *colon;
     ADIO_File fd;
 
     MPIR_MPIOInit(error_code);
     if (*error_code != MPI_SUCCESS)
         return NULL;
     MPI_Comm_dup(a->comm, &dup);
-    ADIO_ResolveFileType(dup, path, &fs, &ops, error_code);
+    ADIO_ResolveFileType(dup, a->path, &fs, &ops, error_code);
     if (*error_code != MPI_SUCCESS) {
         MPI_Comm_free(&dup);
         return NULL;
     }
-    colon = strchr(path, ':');
-    if (colon != NULL && colon > path + 1) /* a prefix, not a drive letter */
-        path = colon + 1;
-    fd = ADIO_Open(a->comm, dup, path, fs, ops, adio_amode(a), 0, MPI_BYTE, MPI_BYTE, a->info,
-                   a->perm, error_code);
+    fd = ADIO_Open(a->comm, dup, legacy_bare_path(a->path), fs, ops, adio_amode(a), 0, MPI_BYTE,
+                   MPI_BYTE, a->info, a->perm, error_code);
     if (*error_code != MPI_SUCCESS) {
         MPI_Comm_free(&dup);
         return NULL;
@@ -245,7 +298,9 @@ int legacy_open(const struct legacy_open_args *a)
     if (legacy_mpi_init() != 0)
         return -1;
     fd = open_adio(a, &err);
-    ok = fd != NULL || (legacy_errno(err), 0);
+    ok = fd != NULL;
+    if (!ok && legacy_errno(err) == EINVAL)
+        name_too_long(a->path); /* as ENAMETOOLONG, with the limit */
     if (ok && open_extras(a, fd, &shared) != 0)
         ok = 0;
     if (ok && (d = table_slot()) < 0)

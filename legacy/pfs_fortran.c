@@ -85,24 +85,6 @@ static int unit_fd(const char *what, int unit)
     return units[i].fd;
 }
 
-/* Fortran's CHARACTER name as a C string: up to the first NUL or the end of the variable,
- * trailing blanks dropped (both NX's and EDONIO's conventions). NULL on ENOMEM. */
-static char *c_name(const char *name, size_t len)
-{
-    size_t n = strnlen(name, len);
-    char *s;
-
-    while (n > 0 && name[n - 1] == ' ')
-        n--;
-    if ((s = malloc(n + 1)) == NULL) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    memcpy(s, name, n);
-    s[n] = '\0';
-    return s;
-}
-
 void gopen_(const int *unit, const char *name, const int *iomode, size_t len)
 {
     char *path;
@@ -120,7 +102,7 @@ void gopen_(const int *unit, const char *name, const int *iomode, size_t len)
             maxunits += 16;
         }
     }
-    path = ok ? c_name(name, len) : NULL;
+    path = ok ? legacy_fortran_name(name, len) : NULL;
     if (legacy_agree(MPI_COMM_WORLD, path != NULL) != 0) {
         free(path);
         legacy_die("gopen");

@@ -32,22 +32,15 @@ static struct {
 } remembered[REMEMBERED];
 static int nremembered;
 
-/* The path without a ROMIO prefix. */
-static const char *bare(const char *path)
-{
-    const char *colon = strchr(path, ':');
-    return colon != NULL && colon > path + 1 ? colon + 1 : path;
-}
-
 static void layout_store(const char *path, long long bsu, int cells, int base_node)
 {
     char v[64];
 
     snprintf(v, sizeof(v), "%lld %d %d", bsu, cells, base_node);
-    if (setxattr(bare(path), LAYOUT_XATTR, v, strlen(v), 0) == 0)
+    if (setxattr(legacy_bare_path(path), LAYOUT_XATTR, v, strlen(v), 0) == 0)
         return;
     int i = nremembered < REMEMBERED ? nremembered++ : REMEMBERED - 1;
-    snprintf(remembered[i].path, sizeof(remembered[i].path), "%s", bare(path));
+    snprintf(remembered[i].path, sizeof(remembered[i].path), "%s", legacy_bare_path(path));
     remembered[i].bsu = bsu;
     remembered[i].cells = cells;
     remembered[i].base_node = base_node;
@@ -56,7 +49,7 @@ static void layout_store(const char *path, long long bsu, int cells, int base_no
 static void layout_load(const char *path, struct legacy_file *f, int *base_node)
 {
     char v[64];
-    ssize_t n = getxattr(bare(path), LAYOUT_XATTR, v, sizeof(v) - 1);
+    ssize_t n = getxattr(legacy_bare_path(path), LAYOUT_XATTR, v, sizeof(v) - 1);
 
     f->bsu = DEFAULT_BSU;
     f->cells = 1;
@@ -70,7 +63,7 @@ static void layout_load(const char *path, struct legacy_file *f, int *base_node)
         f->cells = 1;
     }
     for (int i = 0; i < nremembered; i++)
-        if (strcmp(remembered[i].path, bare(path)) == 0) {
+        if (strcmp(remembered[i].path, legacy_bare_path(path)) == 0) {
             f->bsu = remembered[i].bsu;
             f->cells = remembered[i].cells;
             *base_node = remembered[i].base_node;

@@ -67,9 +67,49 @@ run_mpi() {
     fi
 }
 
+# run_mpi_abort NAME LOG NP PATTERN [ENV=VALUE ...] -- PROGRAM ARGS...
+# Passes when the job fails (a plain form aborts it) and its standard error holds PATTERN (grep
+# -E). Each rank's standard error goes straight to a file of its own: what the launcher forwards
+# can be lost when the job is killed by MPI_Abort (seen once in ten runs).
+run_mpi_abort() {
+    local name=$1 log=$2 np=$3 pattern=$4 envs=()
+    shift 4
+    while [ "$1" != "--" ]; do
+        envs+=("$1")
+        shift
+    done
+    shift
+    rm -f "$log".rank*
+    # shellcheck disable=SC2016 # $PMI_RANK and $0 are the inner shell's
+    if env "${envs[@]}" timeout 60 "$MPIEXEC" -n "$np" \
+        sh -c 'exec "$0" "$@" 2>"'"$log"'.rank$PMI_RANK"' "$@" >"$log" 2>&1; then
+        fail "$name" "exited 0; log $log"
+    elif cat "$log".rank* >>"$log" 2>/dev/null; grep -q -E "$pattern" "$log" &&
+        ! grep -q 'not aborted' "$log"; then
+        pass "$name"
+    else
+        fail "$name" "no '$pattern': $(failure_lines "$log"); log $log"
+    fi
+}
+
+# deep_dir DIR: makes and prints a directory under DIR whose absolute path has at least
+# EDONIO_DEEP_PATH (default 600) characters, in parts of 92. The tests that take file names from
+# Fortran keep their files there, beyond any fixed-length CHARACTER that could hold their names
+# (80, 128, 256 and 512 were seen), whatever the checkout's own path.
+deep_dir() {
+    local dir i=0
+    dir=$(realpath -m "$1")
+    while [ ${#dir} -lt "${EDONIO_DEEP_PATH:-600}" ]; do
+        i=$((i + 1))
+        dir="$dir/deep-path-$i-$(printf '%080d' 0)"
+    done
+    mkdir -p "$dir"
+    echo "$dir"
+}
+
 # mpi_test_setup --builddir DIR [--workdir DIR]: the arguments of the MPI test scripts.
-# Sets lib (libedonio.so, absolute), work (default EDONIO_TEST_WORKDIR, else a new one),
-# bin and data below it.
+# Sets lib (libedonio.so, absolute) and libdir (its directory), inc (edonio's include directory),
+# work (default EDONIO_TEST_WORKDIR, else a new one), bin and data below it.
 mpi_test_setup() {
     local builddir=""
     work=""
@@ -83,6 +123,8 @@ mpi_test_setup() {
     lib="$builddir/.libs/libedonio.so"
     [ -f "$lib" ] || { echo "no $lib: build edonio first" >&2; exit 2; }
     lib=$(realpath "$lib")
+    libdir=$(dirname "$lib")
+    inc=$(cd "$(dirname "${BASH_SOURCE[0]}")/../include" && pwd)
     work=${work:-${EDONIO_TEST_WORKDIR:-$(mktemp -d)}}
     mkdir -p "$work"
     work=$(realpath "$work")

@@ -5,6 +5,7 @@
 #   cache    the block cache seen from MPI programs, on one node and on simulated nodes
 #   romio    ROMIO's own test programs, under ufs and under edonio
 #   pnetcdf  PnetCDF's own test suite (make check, and its 4-process tests) under edonio
+#   longpath PnetCDF's Fortran tests and long file names (C and Fortran) from a 600-character path
 #   hdf5     a parallel HDF5 program under edonio
 #   coll     collective I/O through the block owners and MPI atomic mode (every method)
 #   legacy   the legacy APIs (EDONIO do_*, PFS-style, PIOFS-style) on ufs and on edonio
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 --builddir DIR --romio-builddir DIR --cache DIR" >&2; exit 2 ;;
     esac
 done
-default_groups="unit edonio cache coll legacy pfsemu fem romio pnetcdf hdf5"
+default_groups="unit edonio cache coll legacy pfsemu fem romio pnetcdf longpath hdf5"
 [ -n "${EDONIO_ASAN_BUILDDIR:-}" ] && default_groups="$default_groups asan"
 groups=${EDONIO_TEST_GROUPS:-$default_groups}
 work=${EDONIO_TEST_WORKDIR:-$builddir/test-work}
@@ -88,6 +89,8 @@ for group in $groups; do
                     --workdir "$work/edonio" ;;
         romio) run_group romio "$here/romio/run.sh" ;;
         pnetcdf) run_group pnetcdf "$here/pnetcdf/run.sh" ;;
+        longpath) run_group longpath "$here/longpath/run.sh" --builddir "$builddir" \
+                      --workdir "$work/longpath" ;;
         hdf5) run_group hdf5 "$here/hdf5/run.sh" ;;
         cache) run_group cache "$here/cache/run.sh" --builddir "$builddir" \
                    --workdir "$work/cache" ;;

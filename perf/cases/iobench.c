@@ -484,7 +484,13 @@ int main(int argc, char **argv)
     }
 
     char name[4096];
-    snprintf(name, sizeof name, "%s:%s/iobench.%s.%s.dat", o.driver, o.dir, o.cas, o.driver);
+    int n = snprintf(name, sizeof name, "%s:%s/iobench.%s.%s.dat", o.driver, o.dir, o.cas,
+                     o.driver);
+    if (n < 0 || (size_t)n >= sizeof name) {
+        if (rank == 0)
+            fprintf(stderr, "iobench: %s: path too long\n", o.dir);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     if (rank == 0)
         MPI_File_delete(name, MPI_INFO_NULL);
     MPI_Barrier(MPI_COMM_WORLD);

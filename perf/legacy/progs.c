@@ -112,10 +112,10 @@ int main(int argc, char **argv)
     prog = atoi(argv[1]);
     len = (argc > 4 ? atol(argv[4]) : 1) << 20;
     iters = argc > 5 ? atoi(argv[5]) : 10;
-    if (prog == 1)
-        snprintf(path, sizeof(path), "%s/prog1-%s.%d", argv[3], argv[2], rank);
-    else
-        snprintf(path, sizeof(path), "%s/prog2-%s", argv[3], argv[2]);
+    int n = prog == 1 ? snprintf(path, sizeof(path), "%s/prog1-%s.%d", argv[3], argv[2], rank)
+                      : snprintf(path, sizeof(path), "%s/prog2-%s", argv[3], argv[2]);
+    if (n < 0 || n >= (int)sizeof(path))
+        die("naming the file in DIR (too long a path)");
     char *buf = malloc(len), *back = malloc(len);
     for (long i = 0; i < len; i++)
         buf[i] = (char)(rank + i);

@@ -11,6 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 mpi_test_setup "$@"
 builddir=$(dirname "$(dirname "$lib")")
+# The Fortran test's file lies at a path of 600 characters or more (lib.sh's deep_dir).
+deep=$(deep_dir "$data")
 
 build() {
     local cflags="-std=c11 -O1 -g -Wall -Wextra -Werror"
@@ -20,7 +22,7 @@ build() {
     mpicc $cflags -o "$bin/t_faults" "$here/t_faults.c" -ldl
     # The failing file system the fault tests preload (fault.c), with the stock compiler.
     gcc -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -o "$bin/fault.so" "$here/fault.c" -ldl
-    mpifort -O1 -g -o "$bin/t_fortran" "$here/t_fortran.f90"
+    mpifort -O1 -g -I"$here/.." -o "$bin/t_fortran" "$here/t_fortran.f90"
     # The link-order way: -ledonio before the -lmpich that mpicc adds.
     mpicc $cflags -o "$bin/t_driver_linked" "$here/t_driver.c" -L"$builddir/.libs" -ledonio
 }
@@ -127,9 +129,9 @@ test_types() {
 
 test_fortran() {
     run_mpi "edonio/fortran fs=edonio np=2" "$work/fortran-edonio.log" 2 "${force_edonio[@]}" -- \
-        "$bin/t_fortran" "$data/fortran-edonio" edonio
+        "$bin/t_fortran" "$deep/fortran-edonio" edonio
     run_mpi "edonio/fortran fs=ufs np=2" "$work/fortran-ufs.log" 2 "${force_ufs[@]}" -- \
-        "$bin/t_fortran" "$data/fortran-ufs" ufs
+        "$bin/t_fortran" "$deep/fortran-ufs" ufs
 }
 
 # The library exports every MPI-IO call the host MPI does, and nothing of ROMIO, MPL or its own

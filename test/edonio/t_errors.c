@@ -55,7 +55,7 @@ static int same_everywhere(int value)
 
 static void test_missing_file(const char *dir)
 {
-    char name[1024], text[MPI_MAX_ERROR_STRING];
+    char name[4096], text[MPI_MAX_ERROR_STRING];
     MPI_File fh;
     int err;
 
@@ -72,7 +72,7 @@ static void test_missing_file(const char *dir)
 
 static void test_wronly_read(const char *dir)
 {
-    char name[1024], text[MPI_MAX_ERROR_STRING], buf[8];
+    char name[4096], text[MPI_MAX_ERROR_STRING], buf[8];
     MPI_File fh;
     int err;
 
@@ -88,7 +88,7 @@ static void test_wronly_read(const char *dir)
 
 static void test_default_handler(const char *dir)
 {
-    char name[1024];
+    char name[4096];
     MPI_Errhandler eh;
     MPI_File fh;
 
@@ -107,7 +107,7 @@ static void test_default_handler(const char *dir)
 
 static void test_file_handler(const char *dir)
 {
-    char name[1024];
+    char name[4096];
     MPI_Errhandler eh, got;
     MPI_File fh;
 

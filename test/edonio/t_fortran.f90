@@ -9,15 +9,15 @@ program t_fortran
     integer :: ierr, rank, nprocs, fh, info, i, errors, total
     integer :: buf(n), back(n)
     integer(kind=MPI_OFFSET_KIND) :: off
-    character(len=256) :: fname, expect
+    character(len=:), allocatable :: fname, expect
     character(len=MPI_MAX_INFO_VAL) :: value
     logical :: flag
 
     call MPI_Init(ierr)
     call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
     call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
-    call get_command_argument(1, fname)
-    call get_command_argument(2, expect)
+    call get_arg(1, fname)
+    call get_arg(2, expect)
     errors = 0
 
     call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE + MPI_MODE_RDWR, MPI_INFO_NULL, &
@@ -55,4 +55,9 @@ program t_fortran
     end if
     call MPI_Finalize(ierr)
     if (total /= 0) stop 1
+
+contains
+
+    include 'fortran_arg.inc'
+
 end program t_fortran

@@ -7,15 +7,15 @@ program t_do_fortran
     external doopen, doread, dowrite, dolseek
     integer :: fd, myid, nproc, errs, iwork, buf(256), back(256), i, n
     integer(kind=8) :: loff, lpos, lsz
-    character(len=512) :: path
+    character(len=:), allocatable :: path
 
     errs = 0
     myid = mynode()
     nproc = numnodes()
     call donio(myid, nproc)
-    call get_command_argument(1, path)
+    call get_arg(1, path)
     call docsiz(32, 128)
-    fd = doopen(trim(path)//char(0), 2, 420)
+    fd = doopen(path//char(0), 2, 420)
     if (fd < 0) errs = errs + 1
     do i = 1, 256
         buf(i) = myid * 1000 + i
@@ -49,4 +49,9 @@ program t_do_fortran
             print '(a,i0,a)', ' Found ', errs, ' errors'
         end if
     end if
+
+contains
+
+    include 'fortran_arg.inc'
+
 end program t_do_fortran

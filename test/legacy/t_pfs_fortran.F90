@@ -12,13 +12,13 @@ program t_pfs_fortran
     integer, parameter :: u = 16
     integer :: me, np, errs, i, r, n, id, tries, buf(128), got(128), all
     integer(kind=8) :: e8, s8
-    character(len=512) :: dir, name
+    character(len=:), allocatable :: dir, name
 
     errs = 0
     me = mynode()
     np = numnodes()
-    call get_command_argument(1, dir)
-    name = trim(dir) // '/pfsf.dat'
+    call get_arg(1, dir)
+    name = dir // '/pfsf.dat'
 
     ! M_RECORD: one 256-byte record per node, in node order
     call gopen(u, name, M_RECORD)
@@ -89,16 +89,11 @@ program t_pfs_fortran
     if (lseek(u, 0, SEEK_CUR) /= 256) call bad('M_GLOBAL pointer')
     close(u)
 
-    call gisum(errs, 1, i)
-    if (me == 0 .and. errs == 0) print '(a)', ' No Errors'
-    if (me == 0 .and. errs /= 0) print '(a,i0,a)', ' Found ', errs, ' errors'
+    call say_errors()
 
 contains
 
-    subroutine bad(what)
-        character(len=*), intent(in) :: what
-        print '(a,i0,2a)', 'node ', me, ': wrong: ', what
-        errs = errs + 1
-    end subroutine bad
+    include 'fortran_arg.inc'
+    include 'fortran_errs.inc'
 
 end program t_pfs_fortran

@@ -122,7 +122,7 @@ static void check_file(const char *path)
 
 int main(int argc, char **argv)
 {
-    char path[2048];
+    char path[PIOFS_NAME_MAX - 4]; /* and ".bad" is a PIOFS name */
     int total;
 
     MPI_Init(&argc, &argv);

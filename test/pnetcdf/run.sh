@@ -9,10 +9,20 @@
 # Prints one line per test (PASS/FAIL/XFAIL/SKIP pnetcdf/<name>) and closes with
 # "N passed, N failed, N skipped". Exits non-zero on any unexpected failure.
 #
+# The tests' output files go to a short scratch directory of their own, not to the work dir:
+# PnetCDF's Fortran tests hold file names in fixed-length strings (nf_test: CHARACTER*80 for the
+# -d argument and for DIR/scratch.nc, nf90_test: CHARACTER*128, test/F90: CHARACTER*256) and cut
+# longer ones without a word, so that a test fails with NF_ENOENT when the work dir lies deep
+# (a checkout at a 60-character path failed nf_test and nf90_test). The scratch directory is
+# `mktemp -d` under ${TMPDIR:-/tmp} (under /tmp if TMPDIR's is too long), removed after a passing
+# run and kept, with its path printed, after a failing one.
+#
 # Environment:
 #   EDONIO_LIB            absolute or relative path of libedonio.so (optional)
-#   EDONIO_TEST_WORKDIR   scratch dir for output files and logs (default: a mktemp dir, removed
-#                         after a fully passing run unless EDONIO_KEEP_WORKDIR=1)
+#   EDONIO_TEST_WORKDIR   scratch dir for logs (default: a mktemp dir, removed after a fully
+#                         passing run unless EDONIO_KEEP_WORKDIR=1)
+#   PNETCDF_CHECK_DIRS    directories of PnetCDF's build tree whose "make check" runs (default
+#                         ".": all); test/longpath/run.sh runs only the Fortran ones
 #   PNETCDF_PTEST         1 (default) runs the 4-process tests; 0 runs only "make check"
 #   PNETCDF_CHECK_TIMEOUT seconds for the whole "make check" (default 1200)
 #   PNETCDF_PTEST_TIMEOUT seconds for one directory's "make ptest" (default 900)
@@ -23,6 +33,9 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KNOWN_FAILURES=$HERE/known-failures.txt
 PNETCDF_PTEST=${PNETCDF_PTEST:-1}
+CHECK_DIRS=${PNETCDF_CHECK_DIRS:-.}
+# At most this long: nf_test's CHARACTER*80 must hold OUTDIR/scratch.nc (69 + 11 characters).
+MAX_OUTDIR=60
 CHECK_TIMEOUT=${PNETCDF_CHECK_TIMEOUT:-1200}
 PTEST_TIMEOUT=${PNETCDF_PTEST_TIMEOUT:-900}
 RUN_TIMEOUT=${PNETCDF_RUN_TIMEOUT:-300}
@@ -71,9 +84,35 @@ report() {
     printf '%s %s%s\n' "$status" "$name" "${detail:+ ($detail)}"
 }
 
+# OUT: the tests' output directory, short enough for PnetCDF's Fortran tests (see the top).
+make_outdir() {
+    local parent=${TMPDIR:-/tmp}
+    [[ $parent == /* ]] || parent=$PWD/$parent
+    # OUT/check-out: the parent, "/edonio-pnetcdf.XXXXXX" (22) and "/check-out" (10).
+    if [[ ${#parent} -gt $((MAX_OUTDIR - 32)) ]]; then
+        log "TMPDIR=$parent is too long for PnetCDF's Fortran tests' file names; using /tmp"
+        parent=/tmp
+    fi
+    OUT=$(mktemp -d "$parent/edonio-pnetcdf.XXXXXX")
+    mkdir -p "$OUT/check-out" "$OUT/ptest-out"
+}
+
+# After the run: the output directory goes if everything passed, else it stays for a look.
+remove_outdir() {
+    local status=$?
+    [[ -n ${OUT:-} && -d $OUT ]] || return 0
+    if [[ $status -eq 0 && $FAILED -eq 0 && ${EDONIO_KEEP_WORKDIR:-0} != 1 ]]; then
+        rm -rf "$OUT"
+    else
+        log "kept the tests' output directory $OUT"
+    fi
+}
+
 setup_pnetcdf_workdir() {
     setup_workdir pnetcdf
-    mkdir -p "$WORK/check-out" "$WORK/ptest-out" "$WORK/logs"
+    mkdir -p "$WORK/logs"
+    make_outdir
+    trap remove_outdir EXIT
     # Records every mpiexec run (exit status and command) of "make ptest", so a failing
     # directory names the program that failed; PnetCDF's scripts don't echo their commands.
     MPIRUN_WRAPPER=$WORK/mpiexec-logged
@@ -98,12 +137,15 @@ clean_old_results() {
 # make check runs the sequential tests through automake's harness, which leaves one .trs file
 # per test with its result: we read those rather than parse make's output.
 run_check() {
-    local rc=0 trs name result logf tests_failed=0
-    log "make check (output in $WORK/check-out, log $WORK/logs/check.log)"
+    local rc=0 trs name result logf tests_failed=0 dir
+    log "make check in $CHECK_DIRS (output in $OUT/check-out, log $WORK/logs/check.log)"
     clean_old_results
-    env "${TEST_ENV[@]}" timeout -k 30 "$CHECK_TIMEOUT" \
-        make -k -C "$BUILD" check TESTOUTDIR="$WORK/check-out" >"$WORK/logs/check.log" 2>&1 \
-        || rc=$?
+    : >"$WORK/logs/check.log"
+    for dir in $CHECK_DIRS; do
+        env "${TEST_ENV[@]}" timeout -k 30 "$CHECK_TIMEOUT" \
+            make -k -C "$BUILD/$dir" check TESTOUTDIR="$OUT/check-out" \
+            >>"$WORK/logs/check.log" 2>&1 || rc=$?
+    done
     while IFS= read -r trs; do
         name=check/${trs#"$BUILD"/}
         name=${name%.trs}
@@ -159,7 +201,7 @@ run_ptest_dir() {
     export EDONIO_MPIRUN_LOG=$WORK/logs/ptest-${dir//\//_}.runs
     : >"$EDONIO_MPIRUN_LOG"
     env "${TEST_ENV[@]}" MPIEXEC_TIMEOUT="$RUN_TIMEOUT" timeout -k 30 "$PTEST_TIMEOUT" \
-        make -C "$BUILD/$dir" ptest TESTOUTDIR="$WORK/ptest-out" \
+        make -C "$BUILD/$dir" ptest TESTOUTDIR="$OUT/ptest-out" \
         TESTMPIRUN="$MPIRUN_WRAPPER -n NP" >"$logf" 2>&1 || rc=$?
     runs=$(wc -l <"$EDONIO_MPIRUN_LOG")
     # Directories without parallel tests (test/common, test/nc_test, ...) ran nothing.
@@ -180,7 +222,7 @@ run_ptest_dir() {
 
 run_ptest() {
     local dir
-    log "make ptest on 4 processes (output in $WORK/ptest-out, logs in $WORK/logs)"
+    log "make ptest on 4 processes (output in $OUT/ptest-out, logs in $WORK/logs)"
     for dir in $(ptest_dirs ""); do
         run_ptest_dir "$dir"
     done

@@ -16,7 +16,12 @@
 #   EDONIO_SANITIZER_RUNTIME  preloaded before EDONIO_LIB (the sanitizer run
 #                        puts libasan first)
 #   EDONIO_TEST_WORKDIR  scratch dir (default: mktemp -d); kept afterwards
-#                        for its logs, minus the test files of passing runs
+#                        for its logs, minus the test files of passing runs.
+#                        ROMIO's Fortran tests read their file name into
+#                        CHARACTER*1024 and would cut a longer one: they run
+#                        in a short directory of their own, mktemp -d under
+#                        ${TMPDIR:-/tmp}, removed at the end unless a failing
+#                        run left its files there (then its path is printed).
 #   MPIEXEC              launcher, may carry options (default: mpiexec); must
 #                        understand MPICH's -n and -genv
 #   ROMIO_TEST_FILTER    bash regex; only tests whose name matches run
@@ -71,6 +76,15 @@ setup_workdir() {
     WORK=$(cd "$WORK" && pwd)
     mkdir -p "$WORK/bin" "$WORK/build" "$WORK/logs" "$WORK/run"
     : >"$WORK/results.tsv"
+    FORTRAN_RUN=$(mktemp -d "${TMPDIR:-/tmp}/edonio-romio-f.XXXXXX")
+}
+
+# The Fortran tests' directory goes when no failing run left files in it.
+remove_fortran_run() {
+    find "$FORTRAN_RUN" -depth -type d -empty -delete 2>/dev/null || true
+    if [[ -d $FORTRAN_RUN ]]; then
+        echo "run.sh: kept the Fortran tests' directory $FORTRAN_RUN" >&2
+    fi
 }
 
 choose_fs_list() {
@@ -271,6 +285,7 @@ run_one() {
     # A fresh directory per run: the file names never collide with an
     # earlier run, and external32 writes into its working directory.
     local dir=$WORK/run/$fs/$name log=$WORK/logs/$name.$fs.log
+    [[ $lang == f ]] && dir=$FORTRAN_RUN/$fs/$name
     local stats=$WORK/stats-$name.log
     [[ $fs == ufs ]] && stats=$WORK/stats-$name-ufs.log
     rm -rf "$dir" "$stats"
@@ -379,6 +394,7 @@ main() {
     load_known_failures
     compile_all
     run_all
+    remove_fortran_run
     summary
     if ((n_fail > 0)); then
         exit 1
