@@ -36,7 +36,7 @@ enum edonio_atomicity {
 /* How collective reads and writes reach the owners (romio_edonio_coll_path). */
 enum edonio_coll_path {
     EDONIO_COLL_PATH_AUTO,     /* each process itself where it reaches the owner, else exchange */
-    EDONIO_COLL_PATH_EXCHANGE, /* always the all-to-all exchange with the owners */
+    EDONIO_COLL_PATH_EXCHANGE, /* always the exchange with the owners */
 };
 
 /* The hints in effect (the same on every process of a cache: rank 0's values win). */

@@ -6,9 +6,11 @@
  *   ranks' are overwritten in the owner's memory before they ever reach the file.
  * - graph_coloring: a first pass sends only the pieces' descriptions to the owners, which find
  *   the pairs of processes whose pieces overlap (each owner only among pieces of its own blocks,
- *   so the test is spread over the processes and every extent travels once, to one owner). Rank 0
- *   gathers the pairs, colours the overlap graph greedily in rank order, and sends each process
- *   its colour; then the processes of each colour write in turn, one exchange per colour.
+ *   so the test is spread over the processes and every extent travels once, to one owner). Each
+ *   pair goes to its lower rank, which merges them and tells its higher neighbours; the graph is
+ *   coloured by Jones-Plassmann, one message per edge; then the processes of each colour write in
+ *   turn, one pass per colour. Nothing gathers at one process: the cost is O(E) (doc/atomicity.md,
+ *   "Cost as P grows").
  * - locking: each process takes a byte-range lock over its whole extent and writes its pieces
  *   itself, the way ROMIO does it; kept as a baseline.
  *
@@ -28,147 +30,127 @@
 
 #include "ad_edonio_coll.h"
 
-/* ------------------------------------------------------------------ overlaps, at the owners */
+/* ------------------------------------------------------------------ the overlap graph */
 
-struct span {
-    int64_t lo, hi;
-    int src;
-};
-
-static int by_start(const void *a, const void *b)
+/* Send one message per peer: the ranks in list[first[g] .. first[g+1]) to peer[g]. */
+static void send_lists(MPI_Comm comm, int tag, const int *peer, const int *first, int *list,
+                       int ngroups, struct edonio_msg **in, int *nin)
 {
-    int64_t x = ((const struct span *)a)->lo, y = ((const struct span *)b)->lo;
+    struct edonio_msg *out = malloc(((size_t)ngroups + 1) * sizeof(*out));
+
+    if (out == NULL)
+        MPI_Abort(comm, 1);
+    for (int g = 0; g < ngroups; g++)
+        out[g] = (struct edonio_msg){peer[g], 0, (MPI_Count)(first[g + 1] - first[g]) * sizeof(int),
+                                     (char *)(list + first[g])};
+    ADIOI_EDONIO_Sparse_exchange(comm, tag, out, ngroups, in, nin);
+    free(out);
+}
+
+static int by_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
 }
 
-static void edge_add(struct edonio_edges *e, int a, int b)
+/*
+ * Collective: this process's neighbours in the overlap graph, from the pairs this owner found
+ * (sorted by lower rank, unique). Each pair goes to its lower rank, which merges what every owner
+ * sent (a pair seen at several owners is one edge) and tells each higher neighbour once. O(E)
+ * words in all; nothing gathers at one process. Returns the count; *nbr: the ranks (malloc'd).
+ */
+static int neighbours(MPI_Comm comm, const struct edonio_edges *e, int **nbr)
 {
-    if (e->n == e->cap) {
-        e->cap = e->cap ? 2 * e->cap : 64;
-        e->pair = ADIOI_Realloc(e->pair, 2 * (size_t)e->cap * sizeof(int));
-    }
-    e->pair[2 * e->n] = a < b ? a : b;
-    e->pair[2 * e->n + 1] = a < b ? b : a;
-    e->n++;
-}
+    int *peer = malloc(((size_t)e->n + 1) * sizeof(int)),
+        *first = malloc(((size_t)e->n + 2) * sizeof(int));
+    int *hi = malloc(((size_t)e->n + 1) * sizeof(int)), ng = 0, nin, nlow, nhigh = 0;
+    struct edonio_msg *in;
 
-static int by_pair(const void *a, const void *b)
-{
-    const int *x = a, *y = b;
-    return x[1] != y[1] ? (x[1] > y[1]) - (x[1] < y[1]) : (x[0] > y[0]) - (x[0] < y[0]);
-}
-
-/* Sort the pairs (by higher rank, then lower) and drop repeats. */
-static void edges_unique(struct edonio_edges *e)
-{
-    int n = 0;
-
-    if (e->n == 0)
-        return;
-    qsort(e->pair, (size_t)e->n, 2 * sizeof(int), by_pair);
-    for (int k = 0; k < e->n; k++)
-        if (n == 0 || by_pair(e->pair + 2 * k, e->pair + 2 * (n - 1)) != 0) {
-            e->pair[2 * n] = e->pair[2 * k];
-            e->pair[2 * n + 1] = e->pair[2 * k + 1];
-            n++;
+    if (peer == NULL || first == NULL || hi == NULL)
+        MPI_Abort(comm, 1);
+    for (int k = 0; k < e->n; k++) { /* the pairs to their lower ranks: the higher ranks' lists */
+        if (k == 0 || e->pair[2 * k] != peer[ng - 1]) {
+            peer[ng] = e->pair[2 * k];
+            first[ng++] = k;
         }
-    e->n = n;
+        hi[k] = e->pair[2 * k + 1];
+    }
+    first[ng] = e->n;
+    send_lists(comm, EDONIO_TAG_PAIRS, peer, first, hi, ng, &in, &nin);
+    for (int k = 0; k < nin; k++)
+        nhigh += (int)(in[k].bytes / sizeof(int));
+    int *mine = malloc(((size_t)nhigh + 1) * sizeof(int));
+    if (mine == NULL)
+        MPI_Abort(comm, 1);
+    nhigh = 0;
+    for (int k = 0; k < nin; k++) {
+        memcpy(mine + nhigh, in[k].data, (size_t)in[k].bytes);
+        nhigh += (int)(in[k].bytes / sizeof(int));
+    }
+    ADIOI_EDONIO_Msgs_free(in, nin);
+    qsort(mine, (size_t)nhigh, sizeof(int), by_int);
+    int n = 0;
+    for (int k = 0; k < nhigh; k++) /* unique */
+        if (n == 0 || mine[k] != mine[n - 1])
+            mine[n++] = mine[k];
+    nhigh = n;
+    /* Each higher neighbour learns of this one: an empty message, the sender is the news. */
+    free(first);
+    if ((first = calloc((size_t)nhigh + 1, sizeof(int))) == NULL)
+        MPI_Abort(comm, 1);
+    send_lists(comm, EDONIO_TAG_NEIGHBOUR, mine, first, hi, nhigh, &in, &nin);
+    nlow = nin;
+    if ((*nbr = malloc(((size_t)nlow + nhigh + 1) * sizeof(int))) == NULL)
+        MPI_Abort(comm, 1);
+    for (int k = 0; k < nlow; k++)
+        (*nbr)[k] = in[k].peer;
+    memcpy(*nbr + nlow, mine, (size_t)nhigh * sizeof(int));
+    ADIOI_EDONIO_Msgs_free(in, nin);
+    free(mine);
+    free(first);
+    free(peer);
+    free(hi);
+    return nlow + nhigh;
 }
 
 /*
- * The pieces one round brought to this owner (count[p] int64 words from process p at displ[p]):
- * sort them by offset and sweep, each against the ones still open where it starts.
+ * Collective: this process's colour (Jones-Plassmann, ad_edonio_plan.h): wait for the colours of
+ * the neighbours that come first, take the smallest free one, send it to those that come after.
+ * Messages: one per edge. Returns the colour; *ncolours: how many there are (one reduction).
  */
-void ADIOI_EDONIO_Edges_find(struct edonio_edges *edges, const int64_t *hdr, const MPI_Count *count,
-                             const MPI_Aint *displ, int nprocs)
+static int colour(MPI_Comm comm, int rank, const int *nbr, int n, int *ncolours)
 {
-    int64_t n = 0, open = 0;
-    struct span *s;
+    struct edonio_jp v;
+    MPI_Request *rq = malloc(((size_t)n + 1) * sizeof(*rq));
+    int *heard = malloc(((size_t)n + 1) * sizeof(int)),
+        *from = malloc(((size_t)n + 1) * sizeof(int));
+    int nrecv = 0, nsend = 0, mine;
 
-    for (int p = 0; p < nprocs; p++)
-        n += count[p] / 2;
-    if (n < 2)
-        return;
-    s = ADIOI_Malloc((size_t)n * sizeof(*s));
-    n = 0;
-    for (int p = 0; p < nprocs; p++)
-        for (MPI_Aint k = displ[p]; k < displ[p] + (MPI_Aint)count[p]; k += 2)
-            s[n++] = (struct span){hdr[k], hdr[k] + hdr[k + 1], p};
-    qsort(s, (size_t)n, sizeof(*s), by_start);
-    /* s[0, open) are the spans still open, compacted in place as the sweep goes. */
-    for (int64_t k = 0; k < n; k++) {
-        struct span cur = s[k];
-        int64_t keep = 0;
-        for (int64_t j = 0; j < open; j++) {
-            if (s[j].hi <= cur.lo)
-                continue; /* closed before cur starts */
-            if (s[j].src != cur.src)
-                edge_add(edges, s[j].src, cur.src);
-            s[keep++] = s[j];
+    if (rq == NULL || heard == NULL || from == NULL || !edonio_jp_init(&v, rank, nbr, n))
+        MPI_Abort(comm, 1);
+    for (int k = 0; k < v.n; k++)
+        if (!edonio_jp_waits(&v, k)) {
+            from[nrecv] = v.nbr[k];
+            MPI_Irecv(&heard[nrecv], 1, MPI_INT, v.nbr[k], EDONIO_TAG_COLOUR, comm, &rq[nrecv]);
+            nrecv++;
         }
-        s[keep++] = cur;
-        open = keep;
+    while (!edonio_jp_step(&v)) {
+        int k;
+        MPI_Waitany(nrecv, rq, &k, MPI_STATUS_IGNORE);
+        edonio_jp_heard(&v, from[k], heard[k]);
     }
-    ADIOI_Free(s);
-    edges_unique(edges);
-}
-
-/* ------------------------------------------------------------------ colouring, at rank 0 */
-
-/* Greedy, in rank order (seed 003, figure 5): the smallest colour no lower neighbour has. */
-static int colour_graph(struct edonio_edges *e, int *colour, int nprocs)
-{
-    char *used = ADIOI_Calloc((size_t)nprocs + 1, 1);
-    int ncolours = 1, k = 0;
-
-    edges_unique(e); /* sorted by the higher rank of each pair */
-    for (int v = 0; v < nprocs; v++) {
-        int first = k, c = 0;
-        for (; k < e->n && e->pair[2 * k + 1] == v; k++)
-            used[colour[e->pair[2 * k]]] = 1;
-        while (used[c])
-            c++;
-        colour[v] = c;
-        if (c + 1 > ncolours)
-            ncolours = c + 1;
-        for (int j = first; j < k; j++)
-            used[colour[e->pair[2 * j]]] = 0;
-    }
-    ADIOI_Free(used);
-    return ncolours;
-}
-
-/* Collective: every process's colour, from the pairs each owner found. Returns the colours. */
-static int colour_processes(const struct edonio_pass *pass, struct edonio_edges *mine, int *colour)
-{
-    int nprocs = pass->cache->nprocs, rank = pass->cache->rank, mywords = 2 * mine->n;
-    int ncolours = 1;
-    int *words = NULL, *displ = NULL;
-    struct edonio_edges all = {NULL, 0, 0};
-
-    if (rank == 0) {
-        words = ADIOI_Malloc(2 * (size_t)nprocs * sizeof(int));
-        displ = words + nprocs;
-    }
-    MPI_Gather(&mywords, 1, MPI_INT, words, 1, MPI_INT, 0, pass->comm);
-    if (rank == 0) {
-        displ[0] = 0;
-        for (int p = 1; p < nprocs; p++)
-            displ[p] = displ[p - 1] + words[p - 1];
-        all.n = all.cap = (displ[nprocs - 1] + words[nprocs - 1]) / 2;
-        all.pair = ADIOI_Malloc(2 * (size_t)all.n * sizeof(int) + 1);
-    }
-    MPI_Gatherv(mine->pair, mywords, MPI_INT, all.pair, words, displ, MPI_INT, 0, pass->comm);
-    if (rank == 0) {
-        ncolours = colour_graph(&all, colour, nprocs);
-        ADIOI_Free(all.pair);
-        ADIOI_Free(words);
-    }
-    MPI_Bcast(colour, nprocs, MPI_INT, 0, pass->comm);
-    for (int p = 0; p < nprocs; p++)
-        if (colour[p] + 1 > ncolours)
-            ncolours = colour[p] + 1;
-    return ncolours;
+    mine = v.mine;
+    for (int k = 0; k < v.n; k++)
+        if (edonio_jp_waits(&v, k))
+            MPI_Isend(&mine, 1, MPI_INT, v.nbr[k], EDONIO_TAG_COLOUR, comm, &rq[nsend++]);
+    MPI_Waitall(nsend, rq, MPI_STATUSES_IGNORE);
+    MPI_Allreduce(&mine, ncolours, 1, MPI_INT, MPI_MAX, comm);
+    (*ncolours)++;
+    edonio_jp_free(&v);
+    free(rq);
+    free(heard);
+    free(from);
+    return mine;
 }
 
 /*
@@ -178,23 +160,33 @@ static int colour_processes(const struct edonio_pass *pass, struct edonio_edges 
 int ADIOI_EDONIO_Coloured_write(const struct edonio_pass *pass, struct edonio_req *req)
 {
     struct edonio_edges edges = {NULL, 0, 0};
-    struct edonio_pass detect = *pass;
-    int *colour = ADIOI_Calloc((size_t)pass->cache->nprocs, sizeof(int)), ncolours, err;
+    struct edonio_pass detect = *pass, each = *pass;
+    int *nbr, n, mine, ncolours, err;
 
     detect.op = EDONIO_COLL_DETECT;
     detect.edges = &edges;
     err = ADIOI_EDONIO_Coll_run(&detect, req, 1, NULL);
-    ADIOI_EDONIO_Req_rewind(req);
-    ncolours = colour_processes(pass, &edges, colour);
-    if (edges.pair != NULL)
-        ADIOI_Free(edges.pair);
+    edonio_edges_unique(&edges);
+    n = neighbours(pass->comm, &edges, &nbr);
+    edonio_edges_free(&edges);
+    mine = colour(pass->comm, pass->cache->rank, nbr, n, &ncolours);
+    free(nbr);
+    /* Where owners write through (atomic mode across nodes: the cache holds nothing else), they
+     * write back once, after the last colour, when the colours' pieces have merged in their
+     * blocks: not once per colour, with each colour's scattered pieces. */
+    if (pass->keep == EDONIO_KEEP_NONE)
+        each.keep = EDONIO_KEEP_ALL;
     for (int c = 0; c < ncolours; c++) {
-        int e = ADIOI_EDONIO_Coll_run(pass, req, colour[pass->cache->rank] == c, NULL);
+        int e = ADIOI_EDONIO_Coll_run(&each, req, mine == c, NULL);
+        if (e && !err)
+            err = e;
+    }
+    if (pass->keep == EDONIO_KEEP_NONE) {
+        int e = ADIOI_EDONIO_Cache_write_back_own(pass->cache, pass->st, 1);
         if (e && !err)
             err = e;
     }
     pass->st->coll_phases += ncolours;
-    ADIOI_Free(colour);
     return err;
 }
 

@@ -16,9 +16,12 @@
  * where requests overlap, the highest rank's bytes are the ones left (rank ordering, the default
  * for MPI atomic mode; doc/atomicity.md).
  *
- * Per round: one MPI_Allreduce (the window), one MPI_Alltoall (counts), one MPI_Alltoallv of
- * piece descriptions (16 bytes each) and one of data (large counts: an owner may receive more than
- * 2 GiB in a round).
+ * Per round: one MPI_Allreduce (the window), then a sparse exchange: one message from each process
+ * to each owner it has pieces for (their descriptions, 16 bytes each, and for a write their bytes;
+ * a read's bytes come back in one reply per owner), and a nonblocking barrier. A process sends and
+ * receives nothing for the owners it has nothing for, so a round costs O(partners + log P), not
+ * ROMIO two-phase's all-to-all of counts; sizes are MPI_Count (more than 2 GiB per message). The
+ * cutting and the window are ad_edonio_plan.c's, which perf/scale runs for 65,536 processes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +93,7 @@ static void req_bounds(struct edonio_req *req)
     req->bytes = 0;
     for (int64_t i = 0; i < req->n; i++)
         req->bytes += req->len[i];
-    req->start = req->bytes > 0 ? req->off[0] : EDONIO_COLL_NONE;
+    req->start = req->bytes > 0 ? req->off[0] : EDONIO_PLAN_NONE;
     req->end = req->bytes > 0 ? req->off[req->n - 1] + req->len[req->n - 1] : 0;
 }
 
@@ -126,45 +129,10 @@ void ADIOI_EDONIO_Req_pieces(struct edonio_req *req, ADIO_Offset *off, ADIO_Offs
     req->mem.len = len;
 }
 
-/* Back to the first byte (after a pass that moved no data). */
-void ADIOI_EDONIO_Req_rewind(struct edonio_req *req)
-{
-    req->i = 0;
-    req->done = 0;
-}
-
 void ADIOI_EDONIO_Req_free(struct edonio_req *req)
 {
     if (req->mem.where == NULL && req->off != NULL)
         ADIOI_Free(req->off); /* ROMIO's: len is in the same allocation */
-}
-
-/* The file offset of the next byte to move, or NONE. */
-static ADIO_Offset req_next(struct edonio_req *req)
-{
-    while (req->i < req->n && req->done >= req->len[req->i]) {
-        req->i++;
-        req->done = 0;
-    }
-    return req->i < req->n ? req->off[req->i] + req->done : EDONIO_COLL_NONE;
-}
-
-/*
- * The file offset at which this process will have taken budget more bytes (NONE when it has
- * fewer left): no window may reach past it, so no process sends more than budget in a round.
- * Requests do not overlap themselves, so the window is at least budget bytes of the file long.
- */
-static ADIO_Offset req_limit(struct edonio_req *req, ADIO_Offset budget)
-{
-    ADIO_Offset left = budget, done = req->done;
-
-    for (int64_t i = req->i; i < req->n; i++, done = 0) {
-        ADIO_Offset have = req->len[i] - done;
-        if (have >= left)
-            return req->off[i] + done + left;
-        left -= have;
-    }
-    return EDONIO_COLL_NONE;
 }
 
 /* Bytes one process sends in a round at most: cb_buffer_size, at least one block. */
@@ -173,46 +141,118 @@ ADIO_Offset ADIOI_EDONIO_Coll_budget(ADIO_File fd)
     struct edonio_handle *h = edonio_handle(fd);
 
     return fd->hints->cb_buffer_size > h->hints.block_size ? fd->hints->cb_buffer_size
-                                                            : h->hints.block_size;
+                                                           : h->hints.block_size;
+}
+
+/* ------------------------------------------------------------------ the sparse exchange */
+
+static int by_peer(const void *a, const void *b)
+{
+    int x = ((const struct edonio_msg *)a)->peer, y = ((const struct edonio_msg *)b)->peer;
+    return (x > y) - (x < y);
+}
+
+static void msgs_push(struct edonio_msg **m, int *n, int *cap, struct edonio_msg msg, MPI_Comm comm)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        if ((*m = realloc(*m, (size_t)*cap * sizeof(**m))) == NULL)
+            MPI_Abort(comm, 1); /* a message cannot be left unreceived */
+    }
+    (*m)[(*n)++] = msg;
+}
+
+/*
+ * Every process sends its messages with synchronous sends, receives whatever arrives, and enters
+ * a nonblocking barrier once its own sends are matched; when the barrier completes, every message
+ * of the exchange has been received (Hoefler, Siebert and Lumsdaine's NBX). A process pays for
+ * its partners and the barrier's O(log P) steps, never for the processes it has nothing for.
+ */
+void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_msg *out, int nout,
+                                  struct edonio_msg **in, int *nin)
+{
+    MPI_Request *req = malloc(((size_t)nout + 1) * sizeof(*req)), barrier = MPI_REQUEST_NULL;
+    int rank, cap = 0, done = 0, sent = 0, nreq = 0;
+
+    MPI_Comm_rank(comm, &rank);
+    *in = NULL;
+    *nin = 0;
+    if (req == NULL)
+        MPI_Abort(comm, 1);
+    for (int k = 0; k < nout; k++) {
+        if (out[k].peer == rank) /* delivered in place */
+            msgs_push(in, nin, &cap, (struct edonio_msg){rank, 0, out[k].bytes, out[k].data}, comm);
+        else
+            MPI_Issend_c(out[k].data, out[k].bytes, MPI_BYTE, out[k].peer, tag, comm, &req[nreq++]);
+    }
+    while (!done) {
+        MPI_Message handle;
+        MPI_Status st;
+        MPI_Count bytes;
+        int flag;
+        MPI_Improbe(MPI_ANY_SOURCE, tag, comm, &flag, &handle, &st);
+        if (flag) {
+            MPI_Get_count_c(&st, MPI_BYTE, &bytes);
+            char *data = malloc((size_t)bytes + 1);
+            if (data == NULL)
+                MPI_Abort(comm, 1);
+            MPI_Mrecv_c(data, bytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+            msgs_push(in, nin, &cap, (struct edonio_msg){st.MPI_SOURCE, 1, bytes, data}, comm);
+        } else if (!sent) {
+            MPI_Testall(nreq, req, &sent, MPI_STATUSES_IGNORE);
+            if (sent)
+                MPI_Ibarrier(comm, &barrier);
+        } else {
+            MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+        }
+    }
+    free(req);
+    if (*nin > 1)
+        qsort(*in, (size_t)*nin, sizeof(**in), by_peer);
+}
+
+void ADIOI_EDONIO_Msgs_free(struct edonio_msg *m, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (m[k].own)
+            free(m[k].data);
+    free(m);
 }
 
 /* ------------------------------------------------------------------ one round */
 
 /*
- * A round's pieces in this process's stream order (each within one block), and the counts and
- * displacements of the exchange, per process: pieces (in int64 words, two per piece) and bytes.
+ * A round's pieces in this process's stream order (each within one block), grouped by owner into
+ * one message each: [n][offset, length] x n, then (writes) the bytes. A read's bytes come back in
+ * one reply per owner, into rbuf.
  */
 struct round {
     int64_t *piece; /* offset, length */
     int *owner;
     int64_t n, cap;
-    MPI_Count *sn, *sb, *rn, *rb; /* sent and received: header words, bytes */
-    MPI_Aint *sdn, *sdb, *rdn, *rdb; /* their displacements */
-    int64_t *shdr, *rhdr;
-    char *sdata, *rdata;
+    uint64_t *key;          /* owner << 32 | piece: the pieces grouped by owner */
+    int64_t *pos;           /* where each piece's bytes are: in sbuf (write) or rbuf (read) */
+    struct edonio_msg *out; /* one per owner */
+    int nout;
+    char *sbuf, *rbuf;
+    MPI_Count *rpos; /* read: where each owner's reply goes in rbuf */
 };
-
-static int round_init(struct round *r, int nprocs)
-{
-    memset(r, 0, sizeof(*r));
-    r->sn = calloc(4 * (size_t)nprocs, sizeof(MPI_Count));
-    r->sdn = calloc(4 * (size_t)nprocs, sizeof(MPI_Aint));
-    if (r->sn == NULL || r->sdn == NULL)
-        return 0;
-    r->sb = r->sn + nprocs;
-    r->rn = r->sb + nprocs;
-    r->rb = r->rn + nprocs;
-    r->sdb = r->sdn + nprocs;
-    r->rdn = r->sdb + nprocs;
-    r->rdb = r->rdn + nprocs;
-    return 1;
-}
 
 static void round_clear(struct round *r)
 {
-    free(r->shdr); /* rhdr, sdata and rdata share this allocation */
-    r->shdr = NULL;
+    free(r->key);
+    free(r->pos);
+    free(r->out);
+    free(r->sbuf);
+    free(r->rbuf);
+    free(r->rpos);
+    r->key = NULL;
+    r->pos = NULL;
+    r->out = NULL;
+    r->sbuf = r->rbuf = NULL;
+    r->rpos = NULL;
     r->n = 0;
+    r->nout = 0;
 }
 
 static void round_free(struct round *r)
@@ -220,12 +260,12 @@ static void round_free(struct round *r)
     round_clear(r);
     free(r->piece);
     free(r->owner);
-    free(r->sn);
-    free(r->sdn);
 }
 
-static int add_piece(struct round *r, ADIO_Offset off, ADIO_Offset len, int owner)
+static int add_piece(void *ctx, int64_t off, int64_t len, int owner)
 {
+    struct round *r = ctx;
+
     if (r->n == r->cap) {
         int64_t cap = r->cap ? 2 * r->cap : 256;
         int64_t *piece = realloc(r->piece, 2 * (size_t)cap * sizeof(*piece));
@@ -240,111 +280,94 @@ static int add_piece(struct round *r, ADIO_Offset off, ADIO_Offset len, int owne
     r->piece[2 * r->n] = off;
     r->piece[2 * r->n + 1] = len;
     r->owner[r->n++] = owner;
+    return r->n < ((int64_t)1 << 32); /* the key's room */
+}
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The messages: the pieces grouped by owner, and where each piece's bytes go. 0: no memory. */
+static int round_messages(struct round *r, int with_data)
+{
+    MPI_Count size = 0, at = 0, data = 0;
+
+    r->key = malloc(((size_t)r->n + 1) * sizeof(*r->key));
+    r->pos = malloc(((size_t)r->n + 1) * sizeof(*r->pos));
+    r->out = malloc(((size_t)r->n + 1) * sizeof(*r->out));
+    if (r->key == NULL || r->pos == NULL || r->out == NULL)
+        return 0;
+    for (int64_t k = 0; k < r->n; k++)
+        r->key[k] = (uint64_t)r->owner[k] << 32 | (uint64_t)k;
+    qsort(r->key, (size_t)r->n, sizeof(*r->key), by_key);
+    for (int64_t j = 0; j < r->n; j++) { /* the groups, and each message's size */
+        int64_t k = (int64_t)(r->key[j] & 0xffffffffu);
+        if (j == 0 || r->owner[k] != r->out[r->nout - 1].peer)
+            r->out[r->nout++] = (struct edonio_msg){r->owner[k], 0, sizeof(int64_t), NULL};
+        r->out[r->nout - 1].bytes += 2 * sizeof(int64_t) + (with_data ? r->piece[2 * k + 1] : 0);
+        size += 2 * sizeof(int64_t) + (with_data ? r->piece[2 * k + 1] : 0);
+    }
+    if ((r->sbuf = malloc((size_t)(size + r->nout * sizeof(int64_t)) + 1)) == NULL)
+        return 0;
+    for (int g = 0, j = 0; g < r->nout; g++) { /* headers; the bytes' places */
+        int64_t *hdr = (int64_t *)(r->sbuf + at), count = 0;
+        r->out[g].data = r->sbuf + at;
+        for (; j < r->n && (int)(r->key[j] >> 32) == r->out[g].peer; j++, count++) {
+            int64_t k = (int64_t)(r->key[j] & 0xffffffffu);
+            hdr[1 + 2 * count] = r->piece[2 * k];
+            hdr[2 + 2 * count] = r->piece[2 * k + 1];
+        }
+        hdr[0] = count;
+        MPI_Count bytes = (MPI_Count)((1 + 2 * count) * sizeof(int64_t));
+        for (int64_t i = j - count; i < j; i++) {
+            int64_t k = (int64_t)(r->key[i] & 0xffffffffu);
+            r->pos[k] = with_data ? at + bytes : data;
+            bytes += with_data ? r->piece[2 * k + 1] : 0;
+            data += r->piece[2 * k + 1];
+        }
+        at += bytes;
+    }
     return 1;
 }
 
-/* Take this process's bytes below hi, cut at block boundaries. 0 when out of memory. */
-static int collect(const struct edonio_pass *pass, struct edonio_req *req, ADIO_Offset hi,
-                   struct round *r)
+/* Copy each piece between memory and its place in buf (to_mem: into the memory). */
+static void pack(struct edonio_req *req, struct round *r, char *buf, int to_mem)
 {
-    ADIO_Offset bs = pass->cache->hints.block_size, at;
-
-    while ((at = req_next(req)) < hi) {
-        ADIO_Offset len = req->len[req->i] - req->done, block = at / bs;
-        if (len > hi - at)
-            len = hi - at;
-        if (len > (block + 1) * bs - at)
-            len = (block + 1) * bs - at;
-        if (!add_piece(r, at, len, edonio_owner(block, pass->cache->nprocs)))
-            return 0;
-        req->done += len;
-    }
-    return 1;
+    for (int64_t k = 0; k < r->n; k++)
+        ADIOI_EDONIO_Mem_copy(&req->mem, buf + r->pos[k], r->piece[2 * k + 1], to_mem);
 }
 
-static void displacements(const MPI_Count *count, MPI_Aint *displ, int nprocs)
+/* A message's pieces: their count, their headers, their bytes. */
+static int64_t msg_pieces(const struct edonio_msg *m, const int64_t **hdr, char **data)
 {
-    displ[0] = 0;
-    for (int p = 1; p < nprocs; p++)
-        displ[p] = displ[p - 1] + (MPI_Aint)count[p - 1];
+    int64_t n = ((const int64_t *)m->data)[0];
+    *hdr = (const int64_t *)m->data + 1;
+    *data = m->data + (1 + 2 * n) * sizeof(int64_t);
+    return n;
 }
 
-/* Counts both ways, then the piece descriptions to their owners (grouped by owner, in order). */
-static int exchange_headers(const struct edonio_pass *pass, struct round *r)
-{
-    int nprocs = pass->cache->nprocs;
-    int64_t *cnt = calloc(4 * (size_t)nprocs, sizeof(int64_t)), *rcnt = cnt + 2 * nprocs, nh = 0;
-    MPI_Aint *at = malloc((size_t)nprocs * sizeof(*at));
-
-    if (cnt == NULL || at == NULL)
-        MPI_Abort(pass->comm, 1); /* a collective cannot be left half way */
-    for (int64_t k = 0; k < r->n; k++) {
-        cnt[2 * r->owner[k]] += 2;
-        cnt[2 * r->owner[k] + 1] += r->piece[2 * k + 1];
-    }
-    MPI_Alltoall(cnt, 2, MPI_INT64_T, rcnt, 2, MPI_INT64_T, pass->comm);
-    for (int p = 0; p < nprocs; p++) {
-        r->sn[p] = cnt[2 * p];
-        r->sb[p] = cnt[2 * p + 1];
-        r->rn[p] = rcnt[2 * p];
-        r->rb[p] = rcnt[2 * p + 1];
-        nh += rcnt[2 * p];
-    }
-    free(cnt);
-    displacements(r->sn, r->sdn, nprocs);
-    displacements(r->sb, r->sdb, nprocs);
-    displacements(r->rn, r->rdn, nprocs);
-    displacements(r->rb, r->rdb, nprocs);
-    size_t hdr_bytes = ((size_t)(2 * r->n + nh) + 1) * sizeof(int64_t);
-    size_t sbytes = (size_t)(r->sdb[nprocs - 1] + r->sb[nprocs - 1]);
-    size_t rbytes = (size_t)(r->rdb[nprocs - 1] + r->rb[nprocs - 1]);
-    if ((r->shdr = malloc(hdr_bytes + sbytes + rbytes + 1)) == NULL)
-        MPI_Abort(pass->comm, 1);
-    r->rhdr = r->shdr + 2 * r->n;
-    r->sdata = (char *)(r->rhdr + nh + 1);
-    r->rdata = r->sdata + sbytes;
-    memcpy(at, r->sdn, (size_t)nprocs * sizeof(*at));
-    for (int64_t k = 0; k < r->n; k++) {
-        memcpy(r->shdr + at[r->owner[k]], r->piece + 2 * k, 2 * sizeof(int64_t));
-        at[r->owner[k]] += 2;
-    }
-    free(at);
-    return MPI_Alltoallv_c(r->shdr, r->sn, r->sdn, MPI_INT64_T, r->rhdr, r->rn, r->rdn,
-                           MPI_INT64_T, pass->comm);
-}
-
-/* Copy each piece between memory and its owner's part of buf (displ: where each part starts). */
-static void pack(struct edonio_req *req, struct round *r, char *buf, const MPI_Aint *displ,
-                 int to_mem, int nprocs)
-{
-    MPI_Aint *at = malloc((size_t)nprocs * sizeof(*at));
-
-    memcpy(at, displ, (size_t)nprocs * sizeof(*at));
-    for (int64_t k = 0; k < r->n; k++) {
-        ADIOI_EDONIO_Mem_copy(&req->mem, buf + at[r->owner[k]], r->piece[2 * k + 1], to_mem);
-        at[r->owner[k]] += (MPI_Aint)r->piece[2 * k + 1];
-    }
-    free(at);
-}
-
-/* Do the received pieces at this owner, source by source in rank order. */
-static int apply(const struct edonio_pass *pass, struct round *r, int writing)
+/* Store the received pieces at this owner, source by source in rank order. */
+static int apply_writes(const struct edonio_pass *pass, struct edonio_msg *in, int nin)
 {
     struct edonio_cache *c = pass->cache;
     int64_t total = 0, nblocks = 0, *blocks = NULL;
+    const int64_t *hdr;
+    char *data;
     int err = 0, e;
 
-    for (int p = 0; p < c->nprocs; p++)
-        total += r->rn[p] / 2;
-    if (writing && pass->keep != EDONIO_KEEP_ALL && total > 0 &&
+    for (int k = 0; k < nin; k++)
+        total += msg_pieces(&in[k], &hdr, &data);
+    if (pass->keep != EDONIO_KEEP_ALL && total > 0 &&
         (blocks = malloc((size_t)total * sizeof(*blocks))) == NULL)
         return ENOMEM;
-    for (int p = 0; p < c->nprocs; p++) {
+    for (int k = 0; k < nin; k++) {
+        int p = in[k].peer;
+        int64_t n = msg_pieces(&in[k], &hdr, &data);
         int note = pass->keep == EDONIO_KEEP_NONE ||
                    (pass->keep == EDONIO_KEEP_REACHED && !ADIOI_EDONIO_Node_reaches(c, p));
-        e = ADIOI_EDONIO_Cache_apply(c, pass->st, r->rhdr + r->rdn[p], (int64_t)r->rn[p] / 2,
-                                     r->rdata + r->rdb[p], writing, note ? blocks : NULL,
-                                     &nblocks);
+        e = ADIOI_EDONIO_Cache_apply(c, pass->st, hdr, n, data, 1, note ? blocks : NULL, &nblocks);
         if (e && !err)
             err = e;
     }
@@ -358,30 +381,119 @@ static int apply(const struct edonio_pass *pass, struct round *r, int writing)
     return err;
 }
 
-/* One round of the pass over [lo, hi); errno of this process's first failure, or 0. */
-static int round_do(const struct edonio_pass *pass, struct edonio_req *req, int active,
-                    ADIO_Offset hi, struct round *r)
+/*
+ * A read: post the receives of the owners' replies, send the pieces' descriptions, serve what
+ * came here and send it back, then take the replies into memory.
+ */
+static int round_read(const struct edonio_pass *pass, struct edonio_req *req, struct round *r)
 {
-    int nprocs = pass->cache->nprocs, err = 0;
+    int me = pass->cache->rank, nin, nsend = 0, err = 0, e;
+    MPI_Request *rq = malloc(((size_t)r->nout + 1) * sizeof(*rq));
+    MPI_Count total = 0;
+    struct edonio_msg *in;
+    const int64_t *hdr;
+    char *data, **reply;
 
-    if (active && !collect(pass, req, hi, r))
+    r->rpos = malloc(((size_t)r->nout + 1) * sizeof(*r->rpos));
+    if (rq == NULL || r->rpos == NULL)
         MPI_Abort(pass->comm, 1);
-    exchange_headers(pass, r);
+    for (int g = 0; g < r->nout; g++) { /* the replies' places, in group order as pos has them */
+        int64_t n = msg_pieces(&r->out[g], &hdr, &data);
+        r->rpos[g] = total;
+        for (int64_t k = 0; k < n; k++)
+            total += hdr[2 * k + 1];
+    }
+    if ((r->rbuf = malloc((size_t)total + 1)) == NULL)
+        MPI_Abort(pass->comm, 1);
+    for (int g = 0; g < r->nout; g++)
+        if (r->out[g].peer != me)
+            MPI_Irecv_c(r->rbuf + r->rpos[g],
+                        (g + 1 < r->nout ? r->rpos[g + 1] : total) - r->rpos[g], MPI_BYTE,
+                        r->out[g].peer, EDONIO_TAG_REPLY, pass->comm, &rq[nsend++]);
+    ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin);
+    reply = calloc((size_t)nin + 1, sizeof(*reply));
+    rq = realloc(rq, ((size_t)nsend + (size_t)nin + 1) * sizeof(*rq)); /* + a reply each */
+    if (reply == NULL || rq == NULL)
+        MPI_Abort(pass->comm, 1);
+    for (int k = 0; k < nin; k++) {
+        int64_t n = msg_pieces(&in[k], &hdr, &data);
+        MPI_Count bytes = 0;
+        for (int64_t j = 0; j < n; j++)
+            bytes += hdr[2 * j + 1];
+        char *to = NULL;
+        if (in[k].peer == me) { /* straight into this process's own reply area */
+            for (int g = 0; g < r->nout; g++)
+                if (r->out[g].peer == me)
+                    to = r->rbuf + r->rpos[g];
+        } else if ((to = reply[k] = malloc((size_t)bytes + 1)) == NULL) {
+            MPI_Abort(pass->comm, 1);
+        }
+        e = ADIOI_EDONIO_Cache_apply(pass->cache, pass->st, hdr, n, to, 0, NULL, NULL);
+        if (e && !err)
+            err = e;
+        if (in[k].peer != me)
+            MPI_Isend_c(to, bytes, MPI_BYTE, in[k].peer, EDONIO_TAG_REPLY, pass->comm,
+                        &rq[nsend++]);
+    }
+    MPI_Waitall(nsend, rq, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < nin; k++)
+        free(reply[k]);
+    free(reply);
+    free(rq);
+    ADIOI_EDONIO_Msgs_free(in, nin);
+    pack(req, r, r->rbuf, 1); /* pos: each piece's place in its owner's reply */
+    return err;
+}
+
+/* Note which processes' pieces overlap among those that came here (no data moved). */
+static void detect(const struct edonio_pass *pass, struct edonio_msg *in, int nin)
+{
+    struct edonio_span *s;
+    int64_t total = 0, n = 0;
+    const int64_t *hdr;
+    char *data;
+
+    for (int k = 0; k < nin; k++)
+        total += msg_pieces(&in[k], &hdr, &data);
+    if (total < 2)
+        return;
+    if ((s = malloc((size_t)total * sizeof(*s))) == NULL)
+        MPI_Abort(pass->comm, 1);
+    for (int k = 0; k < nin; k++) {
+        int64_t m = msg_pieces(&in[k], &hdr, &data);
+        for (int64_t j = 0; j < m; j++)
+            s[n++] = (struct edonio_span){hdr[2 * j], hdr[2 * j] + hdr[2 * j + 1], in[k].peer};
+    }
+    if (!edonio_plan_overlaps(s, n, pass->edges))
+        MPI_Abort(pass->comm, 1);
+    free(s);
+}
+
+/* One round of the pass over [lo, hi); errno of this process's first failure, or 0. */
+static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
+                    struct edonio_extents *x, int64_t hi, struct round *r)
+{
+    struct edonio_cache *c = pass->cache;
+    struct edonio_msg *in;
+    int nin, err = 0;
+
+    if (!edonio_plan_cut(x, hi, c->hints.block_size, c->nprocs, add_piece, r) ||
+        !round_messages(r, pass->op == EDONIO_COLL_WRITE))
+        MPI_Abort(pass->comm, 1); /* a collective cannot be left half way */
     switch (pass->op) {
         case EDONIO_COLL_WRITE:
-            pack(req, r, r->sdata, r->sdb, 0, nprocs);
-            MPI_Alltoallv_c(r->sdata, r->sb, r->sdb, MPI_BYTE, r->rdata, r->rb, r->rdb, MPI_BYTE,
-                            pass->comm);
-            err = apply(pass, r, 1);
+            pack(req, r, r->sbuf, 0);
+            ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin);
+            err = apply_writes(pass, in, nin);
+            ADIOI_EDONIO_Msgs_free(in, nin);
             break;
         case EDONIO_COLL_READ:
-            err = apply(pass, r, 0);
-            MPI_Alltoallv_c(r->rdata, r->rb, r->rdb, MPI_BYTE, r->sdata, r->sb, r->sdb, MPI_BYTE,
-                            pass->comm);
-            pack(req, r, r->sdata, r->sdb, 1, nprocs);
+            err = round_read(pass, req, r);
             break;
         case EDONIO_COLL_DETECT:
-            ADIOI_EDONIO_Edges_find(pass->edges, r->rhdr, r->rn, r->rdn, nprocs);
+            ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin);
+            detect(pass, in, nin);
+            ADIOI_EDONIO_Msgs_free(in, nin);
             break;
     }
     pass->st->coll_rounds++;
@@ -397,26 +509,24 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req, int 
 int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req, int active,
                           int *anyone)
 {
+    struct edonio_extents x = {req->off, req->len, active ? req->n : 0, 0, 0};
     struct round r;
     int err = 0;
 
-    if (!round_init(&r, pass->cache->nprocs))
-        MPI_Abort(pass->comm, 1);
+    memset(&r, 0, sizeof(r));
     for (;;) {
         /* The window: from the lowest next byte to the lowest offset where some process would
          * pass its budget; and whether anyone failed so far. One MPI_Allreduce finds all. */
-        long long mine[3] = {EDONIO_COLL_NONE, EDONIO_COLL_NONE, -(long long)(err != 0)}, all[3];
-        if (active) {
-            mine[0] = req_next(req);
-            mine[1] = req_limit(req, pass->budget);
-        }
+        long long mine[3] = {edonio_plan_next(&x), edonio_plan_limit(&x, pass->budget),
+                             -(long long)(err != 0)},
+                  all[3];
         MPI_Allreduce(mine, all, 3, MPI_LONG_LONG, MPI_MIN, pass->comm);
-        if (all[0] == EDONIO_COLL_NONE) {
+        if (all[0] == EDONIO_PLAN_NONE) {
             if (anyone != NULL)
                 *anyone = all[2] != 0;
             break;
         }
-        int e = round_do(pass, req, active, all[1], &r);
+        int e = round_do(pass, req, &x, all[1], &r);
         if (e && !err)
             err = e;
     }
@@ -429,8 +539,8 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
  * into or out of the segment that caches it here. Memory that is not contiguous goes through a
  * bounce buffer of at most 'chunk' bytes. errno or 0.
  */
-int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st,
-                                 ADIO_Offset chunk, struct edonio_req *req, int writing)
+int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset chunk,
+                                 struct edonio_req *req, int writing)
 {
     ADIO_Offset got;
     char *tmp = NULL;

@@ -9,9 +9,32 @@
 #include <stdint.h>
 
 #include "ad_edonio_cache.h"
+#include "ad_edonio_plan.h"
 #include "adioi.h"
 
-#define EDONIO_COLL_NONE INT64_MAX /* no more bytes: the end of a request */
+/* The plan's offsets are the file's. */
+_Static_assert(_Generic((ADIO_Offset)0, int64_t : 1, default : 0), "ADIO_Offset is not int64_t");
+
+/*
+ * Tags of the passes' point-to-point messages on the handle's communicator (ROMIO's duplicate of
+ * the user's): under this driver nothing else sends on it (its nonblocking collective calls
+ * complete at once, ad_edonio_io_coll.c).
+ */
+enum {
+    EDONIO_TAG_PIECES = 0x4544, /* a round's pieces, to their owner */
+    EDONIO_TAG_REPLY,           /* a read's bytes, back from the owner */
+    EDONIO_TAG_PAIRS,           /* overlapping pairs, to the lower rank of each */
+    EDONIO_TAG_NEIGHBOUR,       /* "we overlap", to the higher rank */
+    EDONIO_TAG_COLOUR,          /* a colour, to the neighbours that wait for it */
+};
+
+/* One message of a sparse exchange. */
+struct edonio_msg {
+    int peer; /* to, or from */
+    int own;  /* data was allocated for it (received) */
+    MPI_Count bytes;
+    char *data;
+};
 
 /* Where a request's bytes are in memory, walked once, in order. */
 struct edonio_mem {
@@ -29,8 +52,6 @@ struct edonio_mem {
 struct edonio_req {
     ADIO_Offset *off, *len; /* from ADIOI_Calc_my_off_len, or pieces to deliver */
     int64_t n;
-    int64_t i;              /* the next extent */
-    ADIO_Offset done;       /* bytes of extent i already taken */
     ADIO_Offset start, end; /* the first byte and one past the last; start NONE: nothing */
     ADIO_Offset bytes;      /* in all */
     struct edonio_mem mem;
@@ -51,18 +72,12 @@ enum edonio_coll_keep {
     EDONIO_KEEP_NONE,    /* all, and forget them (atomic mode across nodes: nothing cached) */
 };
 
-/* Pairs of processes whose pieces overlap (lower rank first), as owners find them. */
-struct edonio_edges {
-    int *pair;
-    int n, cap;
-};
-
 /* One collective pass over a request. */
 struct edonio_pass {
     struct edonio_cache *cache;
-    MPI_Comm comm;             /* the cache's processes, in its order */
-    struct edonio_stats *st;   /* the calling handle's counters */
-    ADIO_Offset budget;        /* bytes one process sends per round at most */
+    MPI_Comm comm;           /* the cache's processes, in its order */
+    struct edonio_stats *st; /* the calling handle's counters */
+    ADIO_Offset budget;      /* bytes one process sends per round at most */
     enum edonio_coll_op op;
     enum edonio_coll_keep keep;
     struct edonio_edges *edges; /* EDONIO_COLL_DETECT: the pairs found here */
@@ -72,17 +87,22 @@ void ADIOI_EDONIO_Req_init(ADIO_File fd, struct edonio_req *req, const void *buf
                            MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset);
 void ADIOI_EDONIO_Req_pieces(struct edonio_req *req, ADIO_Offset *off, ADIO_Offset *len,
                              char **where, int64_t n);
-void ADIOI_EDONIO_Req_rewind(struct edonio_req *req);
 void ADIOI_EDONIO_Req_free(struct edonio_req *req);
 void ADIOI_EDONIO_Mem_copy(struct edonio_mem *m, char *data, ADIO_Offset n, int to_mem);
-int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st,
-                                 ADIO_Offset chunk, struct edonio_req *req, int writing);
+int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset chunk,
+                                 struct edonio_req *req, int writing);
 int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req, int active,
                           int *anyone);
+/*
+ * Collective: send out[k].bytes at out[k].data to out[k].peer (peers distinct; this process's own
+ * is not sent but handed back), and receive what the others send here: *in, sorted by peer, freed
+ * with ADIOI_EDONIO_Msgs_free. A process pays for its partners only (ad_edonio_coll.c).
+ */
+void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_msg *out, int nout,
+                                  struct edonio_msg **in, int *nin);
+void ADIOI_EDONIO_Msgs_free(struct edonio_msg *m, int n);
 
 /* Atomic mode (ad_edonio_atomic.c). */
-void ADIOI_EDONIO_Edges_find(struct edonio_edges *edges, const int64_t *hdr, const MPI_Count *count,
-                             const MPI_Aint *displ, int nprocs);
 int ADIOI_EDONIO_Coloured_write(const struct edonio_pass *pass, struct edonio_req *req);
 int ADIOI_EDONIO_Locked_io(ADIO_File fd, struct edonio_req *req, int writing);
 
