@@ -52,7 +52,7 @@ test_driver() {
         LD_PRELOAD="${EDONIO_SANITIZER_RUNTIME:-}" -- \
         "$builddir/scripts/edonio-run" "$bin/t_driver" "$data/launcher" edonio
     # Simulated nodes: MPICH splits the ranks into cliques and uses its network path, and edonio
-    # reaches the other nodes' caches with RMA.
+    # keeps the blocks owned on other nodes in remote segments, delivered at collective points.
     local nodes
     for nodes in 2 4; do
         run_mpi "edonio/driver-$nodes-nodes np=4" "$work/driver-nodes-$nodes.log" 4 \

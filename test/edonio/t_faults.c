@@ -13,6 +13,10 @@
  * 3. A collective open that fails on one rank (its open(2)): every rank gets that rank's class,
  *    and no rank keeps a descriptor (the ranks whose open worked close theirs).
  * 4. A write that fails (pwrite EIO) does not grow the file's size.
+ * 5. Write-backs that fail during a sync that delivers other nodes' writes (2 or more ranks; on
+ *    simulated nodes the owners' caches of 4 blocks overflow while they apply what is delivered,
+ *    on one node the write-back after it fails): every rank gets MPI_ERR_IO, and once the file
+ *    system works again the next sync writes every byte, written by a rank that does not own it.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -232,6 +236,45 @@ static void case_size(void)
     MPI_File_close(&fh);
 }
 
+/* Block b (4 KiB) belongs to rank b mod P and is written by another rank, each in turn. */
+static int writer_of(long long b)
+{
+    return (int)((b % nprocs + 1 + (b / nprocs) % (nprocs - 1)) % nprocs);
+}
+
+static void case_delivery(void)
+{
+    enum { K = 6 }; /* blocks each rank writes for each other owner */
+    long long nblocks = (long long)K * nprocs * (nprocs - 1);
+    unsigned char buf[4096];
+    char path[4200];
+    MPI_File fh;
+
+    if (nprocs < 2)
+        return;
+    snprintf(path, sizeof(path), "%s/delivery", dir);
+    fh = open_file(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, "16384");
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    for (long long b = 0; b < nblocks; b++) {
+        if (writer_of(b) != rank)
+            continue;
+        fill(buf, b * 4096, 4096);
+        int rc = MPI_File_write_at(fh, b * 4096, buf, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "write of block %lld failed", b);
+    }
+    arm("pwrite", "delivery", EIO, -1);
+    int rc = MPI_File_sync(fh);
+    CHECK(error_class(rc) == MPI_ERR_IO, "sync whose write-backs fail: class %d, not %d",
+          error_class(rc), MPI_ERR_IO);
+    arm("pwrite", "", 0, 0);
+    rc = MPI_File_sync(fh);
+    CHECK(rc == MPI_SUCCESS, "sync once the file system works again failed");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        check_file(path, 0, nblocks * 4096, "every rank's blocks, after the second sync");
+    MPI_File_close(&fh);
+}
+
 int main(int argc, char **argv)
 {
     int total;
@@ -250,6 +293,7 @@ int main(int argc, char **argv)
     case_write_back();
     case_open();
     case_size();
+    case_delivery();
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
