@@ -143,7 +143,7 @@ static int colour(MPI_Comm comm, int rank, const int *nbr, int n, int *ncolours)
     for (int k = 0; k < v.n; k++)
         if (edonio_jp_waits(&v, k))
             MPI_Isend(&mine, 1, MPI_INT, v.nbr[k], EDONIO_TAG_COLOUR, comm, &rq[nsend++]);
-    MPI_Waitall(nsend, rq, MPI_STATUSES_IGNORE);
+    edonio_wait_all(nsend, rq);
     MPI_Allreduce(&mine, ncolours, 1, MPI_INT, MPI_MAX, comm);
     (*ncolours)++;
     edonio_jp_free(&v);

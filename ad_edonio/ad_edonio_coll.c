@@ -309,7 +309,8 @@ static int round_messages(struct round *r, int with_data)
         r->out[r->nout - 1].bytes += 2 * sizeof(int64_t) + (with_data ? r->piece[2 * k + 1] : 0);
         size += 2 * sizeof(int64_t) + (with_data ? r->piece[2 * k + 1] : 0);
     }
-    if ((r->sbuf = malloc((size_t)(size + r->nout * sizeof(int64_t)) + 1)) == NULL)
+    /* Each message: its count, and room to start the next one on an 8-byte boundary. */
+    if ((r->sbuf = malloc((size_t)(size + r->nout * 2 * sizeof(int64_t)) + 1)) == NULL)
         return 0;
     for (int g = 0, j = 0; g < r->nout; g++) { /* headers; the bytes' places */
         int64_t *hdr = (int64_t *)(r->sbuf + at), count = 0;
@@ -327,7 +328,7 @@ static int round_messages(struct round *r, int with_data)
             bytes += with_data ? r->piece[2 * k + 1] : 0;
             data += r->piece[2 * k + 1];
         }
-        at += bytes;
+        at += (bytes + 7) & ~(MPI_Count)7;
     }
     return 1;
 }
@@ -435,7 +436,7 @@ static int round_read(const struct edonio_pass *pass, struct edonio_req *req, st
             MPI_Isend_c(to, bytes, MPI_BYTE, in[k].peer, EDONIO_TAG_REPLY, pass->comm,
                         &rq[nsend++]);
     }
-    MPI_Waitall(nsend, rq, MPI_STATUSES_IGNORE);
+    edonio_wait_all(nsend, rq);
     for (int k = 0; k < nin; k++)
         free(reply[k]);
     free(reply);

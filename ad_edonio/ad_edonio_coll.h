@@ -102,6 +102,14 @@ void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_ms
                                   struct edonio_msg **in, int *nin);
 void ADIOI_EDONIO_Msgs_free(struct edonio_msg *m, int n);
 
+/* MPI_Waitall without statuses (GCC's -Wstringop-overflow takes MPICH's MPI_STATUSES_IGNORE for
+ * an array of no statuses where it inlines the call, and warns). */
+static inline void edonio_wait_all(int n, MPI_Request *rq)
+{
+    for (int k = 0; k < n; k++)
+        MPI_Wait(&rq[k], MPI_STATUS_IGNORE);
+}
+
 /* Atomic mode (ad_edonio_atomic.c). */
 int ADIOI_EDONIO_Coloured_write(const struct edonio_pass *pass, struct edonio_req *req);
 int ADIOI_EDONIO_Locked_io(ADIO_File fd, struct edonio_req *req, int writing);
