@@ -25,6 +25,8 @@ build() {
     for t in t_do t_pfs t_piofs; do
         mpicc "${cflags[@]}" -o "$bin/$t" "$here/$t.c" "${link[@]}"
     done
+    gcc -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -o "$bin/fault.so" \
+        "$here/../edonio/fault.c" -ldl
     # t_do_fortran has the manual's plain include 'fnx.h': gfortran warns about fnx.h's two
     # #define lines (only cpp's #include "fnx.h" sees them); shown only if the build fails.
     mpifort -O1 -g -ffree-form -I"$inc" -I"$here/.." -o "$bin/t_do_fortran" \
@@ -59,6 +61,10 @@ test_do() {
                 ROMIO_FSTYPE_FORCE=$fs: -- "$bin/t_do" "$data/do-$fs-$np"
         done
     done
+    # do_preload's error (it returns nothing: errno on every process), reads failing on demand.
+    run_mpi "legacy/do preload-fails np=2" "$work/do-preload-fails.log" 2 \
+        LD_PRELOAD="${EDONIO_SANITIZER_RUNTIME:+$EDONIO_SANITIZER_RUNTIME }$bin/fault.so" \
+        ROMIO_FSTYPE_FORCE=edonio: -- "$bin/t_do" "$data/do-preload-fails"
     for fs in ufs edonio; do
         run_mpi "legacy/do-fortran fs=$fs np=2" "$work/dof-$fs.log" 2 "${pre[@]}" \
             ROMIO_FSTYPE_FORCE=$fs: -- "$bin/t_do_fortran" "$deep/dof-$fs"

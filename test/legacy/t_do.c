@@ -1,8 +1,12 @@
 /*
  * edonio: the EDONIO do_* API from C, every call and the manual's error cases.
  *   t_do FILE     (FILE may carry a ROMIO prefix; FILE.missing must not exist)
+ * With test/edonio/fault.c preloaded and the file on edonio, also: a preload whose reads fail
+ * sets errno to EIO on every process (do_preload returns nothing).
  * Prints " No Errors" on success.
  */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -115,6 +119,26 @@ static void read_only(const char *path)
     CHECK(do_close(fd) == 0);
 }
 
+/* A preload whose reads fail (fault.so, when preloaded): EIO in errno on every process. */
+static void preload_fails(const char *path)
+{
+    typedef void arm_fn(const char *call, const char *path_part, int err, long long count);
+    arm_fn *arm = (arm_fn *)dlsym(RTLD_DEFAULT, "edonio_fault_arm");
+    const char *force = getenv("ROMIO_FSTYPE_FORCE"), *base = strrchr(path, '/');
+
+    if (arm == NULL || force == NULL || strncmp(force, "edonio", 6) != 0)
+        return;
+    int fd = do_open(path, O_RDONLY, 0);
+    CHECK(fd >= 0);
+    arm("pread", base != NULL ? base + 1 : path, EIO, -1);
+    errno = 0;
+    do_preload(fd);
+    int err = errno;
+    arm("pread", "", 0, 0);
+    CHECK(err == EIO);
+    CHECK(do_close(fd) == 0);
+}
+
 int main(int argc, char **argv)
 {
     char missing[4096];
@@ -131,6 +155,7 @@ int main(int argc, char **argv)
     read_write(argv[1]);
     write_only(argv[1]);
     read_only(argv[1]);
+    preload_fails(argv[1]);
     snprintf(missing, sizeof(missing), "%s.missing", argv[1]);
     FAILS(do_open(missing, O_RDONLY, 0), ENOENT);
     do_gsync();
