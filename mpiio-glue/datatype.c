@@ -7,12 +7,18 @@
  * are one run of bytes in type-map order, so a wrong "yes" would scramble data; where the answer
  * is not obvious the decoder says "no", which only costs ROMIO a trip through its strided code.
  * The answer for a derived type is kept in an attribute on the type, so each type is decoded once.
+ * A named type is contiguous when its size is its extent: not so the pair types (MPI_DOUBLE_INT is
+ * a double and an int in 16 bytes), which ROMIO then flattens through their layout (our patch 0007).
+ *
+ * ROMIO inside MPICH also asks MPICH whether a datatype is committed before it reads or writes
+ * with it; MPIO_Datatype_iscommitted answers that here, as MPICH's own MPI-IO functions do.
  */
 #include <stdlib.h>
 
 #include "glue.h"
 
 static int iscontig_keyval = MPI_KEYVAL_INVALID;
+static int committed_keyval = MPI_KEYVAL_INVALID; /* present: the type is committed */
 
 static int type_is_contig(MPI_Datatype type);
 
@@ -150,7 +156,7 @@ static int type_is_contig(MPI_Datatype type)
 
     MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
     if (combiner == MPI_COMBINER_NAMED)
-        return 1;
+        return dense(type);
     /* An empty type is contiguous, as MPICH says (ROMIO's flattening relies on it). */
     MPI_Type_size_x(type, &size);
     if (size == 0)
@@ -174,7 +180,7 @@ void MPIR_Datatype_iscontig(MPI_Datatype datatype, int *flag)
 
     MPI_Type_get_envelope(datatype, &ni, &na, &nd, &combiner);
     if (combiner == MPI_COMBINER_NAMED) {
-        *flag = 1;
+        *flag = dense(datatype); /* not the pair types: MPI_DOUBLE_INT is 12 bytes in 16 */
         return;
     }
     if (iscontig_keyval == MPI_KEYVAL_INVALID)
@@ -190,4 +196,51 @@ void MPIR_Datatype_iscontig(MPI_Datatype datatype, int *flag)
         *cached = *flag;
         MPI_Type_set_attr(datatype, iscontig_keyval, cached);
     }
+}
+
+/*
+ * MPI_SUCCESS when the type may be used for I/O: not MPI_DATATYPE_NULL, and committed. The public
+ * API has no query for "committed", but MPI_Pack must refuse an uncommitted type whatever the
+ * count, and packing zero elements touches no memory; it reports on a private communicator whose
+ * errors return, so the program's error handlers never see the probe. A committed type stays
+ * committed, so the answer for a derived type is kept with the contiguity answer.
+ */
+static MPI_Comm probe_comm = MPI_COMM_NULL;
+
+static int probe_committed(MPI_Datatype type)
+{
+    char in = 0, out = 0;
+    int position = 0;
+
+    if (probe_comm == MPI_COMM_NULL) {
+        MPI_Comm_dup(MPI_COMM_SELF, &probe_comm);
+        MPI_Comm_set_errhandler(probe_comm, MPI_ERRORS_RETURN);
+    }
+    return MPI_Pack(&in, 0, type, &out, 0, &position, probe_comm) == MPI_SUCCESS;
+}
+
+int MPIO_Datatype_iscommitted(MPI_Datatype datatype)
+{
+    int ni, na, nd, combiner, found = 0;
+    int *cached = NULL;
+
+    if (datatype == MPI_DATATYPE_NULL)
+        return edonio_error_code(MPI_ERR_TYPE, "Null datatype");
+    MPI_Type_get_envelope(datatype, &ni, &na, &nd, &combiner);
+    if (combiner == MPI_COMBINER_NAMED)
+        return MPI_SUCCESS;
+    if (committed_keyval == MPI_KEYVAL_INVALID)
+        MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, cached_delete, &committed_keyval, NULL);
+    MPI_Type_get_attr(datatype, committed_keyval, &cached, &found);
+    if (found)
+        return MPI_SUCCESS;
+    if (!probe_committed(datatype))
+        return edonio_error_code(MPI_ERR_TYPE,
+                                 "Datatype has not been committed (call MPI_Type_commit first)");
+    cached = malloc(sizeof(*cached));
+    if (cached) {
+        *cached = 1;
+        MPI_Type_set_attr(datatype, committed_keyval, cached);
+    }
+    return MPI_SUCCESS;
 }

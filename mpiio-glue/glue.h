@@ -15,6 +15,8 @@
 /* The hooks ROMIO calls by these names (declared by ROMIO only implicitly or in its own headers). */
 void MPIR_Datatype_iscontig(MPI_Datatype datatype, int *flag);
 int MPIR_Get_node_id(MPI_Comm comm, int rank, int *id);
+int MPIO_Datatype_iscommitted(MPI_Datatype datatype);
+int MPIO_Err_name_file(int error_code, const char *filename);
 
 /* An error code of this class whose MPI_Error_string is this text (error.c). */
 int edonio_error_code(int error_class, const char *text);
