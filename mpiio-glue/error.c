@@ -100,14 +100,48 @@ static int code_with_message(int error_class, const char *message)
     return ring->codes[slot];
 }
 
-/* The message of one of edonio's codes, or NULL. */
-static const char *message_of(int code)
+/* The message of one of edonio's codes (MPI_MAX_ERROR_STRING bytes), or NULL. */
+static char *message_of(int code)
 {
     for (int c = 0; c < MAX_CLASSES; c++)
         for (int i = 0; i < rings[c].used; i++)
             if (rings[c].codes[i] == code)
                 return rings[c].texts[i];
     return NULL;
+}
+
+/*
+ * An error returned on a file names that file: ROMIO's argument checks (a bad count, an
+ * uncommitted datatype, ...) say what was wrong but not on which file.
+ */
+static void name_the_file(const char *filename, int error_code)
+{
+    char *text = message_of(error_code);
+    size_t n;
+
+    if (text == NULL || filename == NULL || strstr(text, filename) != NULL)
+        return;
+    n = strlen(text);
+    snprintf(text + n, MPI_MAX_ERROR_STRING - n, " (file %s)", filename);
+}
+
+/*
+ * An open that failed (our patch 0007 calls this): the message names the file. A code made on
+ * another process (ROMIO shares the outcome of an open) means nothing here, so it becomes a code
+ * of its class that says so.
+ */
+int MPIO_Err_name_file(int error_code, const char *filename)
+{
+    if (error_code != MPI_SUCCESS && message_of(error_code) == NULL) {
+        char text[MPI_MAX_ERROR_STRING];
+        int cls = error_code, len = 0;
+
+        MPI_Error_class(error_code, &cls);
+        PMPI_Error_string(error_code, text, &len);
+        error_code = edonio_error_code(cls, text);
+    }
+    name_the_file(filename, error_code);
+    return error_code;
 }
 
 typedef int host_error_string_fn(int, char *, int *);
@@ -191,6 +225,7 @@ int MPIO_Err_return_file(MPI_File mpi_fh, int error_code)
         ADIO_File fh = MPIO_File_resolve(mpi_fh);
         eh = fh->err_handler;
         comm = fh->comm;
+        name_the_file(fh->filename, error_code);
     }
     if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
         abort_on_error(comm, error_code);

@@ -19,6 +19,7 @@ static const struct message messages[] = {
     {"iobadoffset", "Invalid offset"},
     {"ionegoffset", "Negative offset"},
     {"iobadwhence", "Invalid whence argument"},
+    {"iorankzero", "The operation failed on the process of rank 0"},
     {"iobadfh", "Invalid file handle"},
     {"iobadsize", "Invalid size"},
     {"iobadcount", "Invalid count"},
