@@ -156,6 +156,11 @@ void ADIOI_EDONIO_Node_memory(struct edonio_cache *c, long long *mapped, long lo
  * system holds; 0 when it can.
  */
 int ADIOI_EDONIO_Cache_check(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len);
+/*
+ * Is [off, off + len) a range at all? EINVAL for a negative offset or length, EOVERFLOW when the
+ * end overflows an MPI_Offset, else 0. Reads need no more: past the end of the file they are short.
+ */
+int ADIOI_EDONIO_Range_check(ADIO_Offset off, ADIO_Offset len);
 /* Read up to len bytes at off; *got is what the file holds there (less at its end). errno or 0. */
 int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,
                             ADIO_Offset off, ADIO_Offset len, ADIO_Offset *got);

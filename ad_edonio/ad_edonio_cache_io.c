@@ -422,12 +422,21 @@ static int for_pieces(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offs
 
 /* ------------------------------------------------------------------ reads and writes */
 
-int ADIOI_EDONIO_Cache_check(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len)
+int ADIOI_EDONIO_Range_check(ADIO_Offset off, ADIO_Offset len)
 {
     if (off < 0 || len < 0)
         return EINVAL;
     if (len > INT64_MAX - off)
         return EOVERFLOW;
+    return 0;
+}
+
+int ADIOI_EDONIO_Cache_check(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len)
+{
+    int err = ADIOI_EDONIO_Range_check(off, len);
+
+    if (err)
+        return err;
     if (len == 0 || off + len <= c->fits)
         return 0;
     /*

@@ -32,7 +32,8 @@ static void transfer(ADIO_File fd, struct edonio_cache *c, void *buf, int count,
     if (file_ptr_type == ADIO_INDIVIDUAL)
         offset = fd->fp_ind;
     fd->fp_sys_posn = -1; /* edonio does not move the system file pointer it would track */
-    err = writing ? ADIOI_EDONIO_Cache_check(c, offset, len) : 0;
+    err = writing ? ADIOI_EDONIO_Cache_check(c, offset, len)
+                  : ADIOI_EDONIO_Range_check(offset, len);
     if (err == 0 && writing) {
         err = ADIOI_EDONIO_Cache_write(c, st, buf, offset, len);
         done = err ? 0 : len;
@@ -99,7 +100,9 @@ static void strided(ADIO_File fd, struct edonio_cache *c, void *buf, int count,
 
     ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
     fd->fp_sys_posn = -1;
-    err = writing && req.bytes > 0 ? ADIOI_EDONIO_Cache_check(c, req.start, req.end - req.start) : 0;
+    err = req.bytes == 0 ? 0
+          : writing      ? ADIOI_EDONIO_Cache_check(c, req.start, req.end - req.start)
+                         : ADIOI_EDONIO_Range_check(req.start, req.end - req.start);
     if (err == 0 && fd->atomicity && req.bytes > 0) { /* as ROMIO's strided code does */
         err = ADIOI_EDONIO_Lock_range(fd->fd_sys, writing ? F_WRLCK : F_RDLCK, req.start,
                                       req.end - req.start);

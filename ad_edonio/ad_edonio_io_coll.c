@@ -159,7 +159,13 @@ void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dataty
         return;
     }
     ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
-    err = read_coll(fd, c, &req);
+    err = req.bytes > 0 ? ADIOI_EDONIO_Range_check(req.start, req.end - req.start) : 0;
+    if (err) { /* take part with nothing: the others are in the call */
+        req.n = 0;
+        req.bytes = 0;
+    }
+    int e = read_coll(fd, c, &req);
+    err = err ? err : e;
     finish(fd, c, myname, err, 0, error_code);
     if (*error_code == MPI_SUCCESS)
         MPIR_Status_set_bytes(status, datatype, bytes_before(&req, ADIOI_EDONIO_Size_get(c)));
