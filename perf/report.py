@@ -136,6 +136,53 @@ def find(agg, case, fs, driver, nprocs=None):
     return None
 
 
+def met(ok):
+    return "MET" if ok else "MISSED"
+
+
+def write_close(a):
+    """fem's write phase without its open: write + close."""
+    return a["t_write"] - (a["t_wopen"] or 0) if a else None
+
+
+def print_node_targets(agg):
+    """Issue 11: the emulated PFS on 2 simulated nodes against ufs and against one node; issue
+    13's records case: the cold first pass and 4 nodes against one."""
+    u2, e2 = find(agg, "fem", "pfs+2n", "ufs"), find(agg, "fem", "pfs+2n", "edonio")
+    e1 = find(agg, "fem", "pfs", "edonio")
+    if u2 and e2:
+        r = ratio(write_close(u2), write_close(e2))
+        print("  fem write+close on emulated PFS, 2 simulated nodes: ufs %.3f s, edonio %.3f s, "
+              "ufs/edonio %s (target >= 5: %s)" % (write_close(u2), write_close(e2), fmt_r(r),
+                                                   met(r and r >= 5)))
+        if e1:
+            r1 = ratio(write_close(e2), write_close(e1))
+            print("  fem write+close, edonio 2 nodes / 1 node: %s (target <= 1.5: %s)" % (
+                fmt_r(r1), met(r1 and r1 <= 1.5)))
+        rr = ratio(u2["t_read"], e2["t_read"])
+        print("  fem read on emulated PFS, 2 simulated nodes: ufs/edonio %s (target >= 1.5: %s)"
+              % (fmt_r(rr), met(rr and rr >= 1.5)))
+        print("  fem write operations, 2 simulated nodes: edonio %d, one node %s (target: as on "
+              "one node, 128 for 64^3)" % (e2["pfs_writes"] or 0,
+                                          "%d" % e1["pfs_writes"] if e1 else "-"))
+    u2, e2 = find(agg, "strided", "pfs+2n", "ufs"), find(agg, "strided", "pfs+2n", "edonio")
+    if u2 and e2:
+        r = ratio(u2["t_write"], e2["t_write"])
+        print("  strided on emulated PFS, 2 simulated nodes: ufs/edonio %s (target >= 2.5: %s)"
+              % (fmt_r(r), met(r and r >= 2.5)))
+    e1, e4 = find(agg, "records", "local", "edonio"), find(agg, "records", "local+4n", "edonio")
+    u1 = find(agg, "records", "local", "ufs")
+    if e1 and e4:
+        for ph, what in (("t_write", "cold first pass"), ("t_read", "warm pass")):
+            r = ratio(e4[ph], e1[ph])
+            print("  records %s, edonio 4 nodes / 1 node: %s (target <= 1.5: %s)" % (
+                what, fmt_r(r), met(r and r <= 1.5)))
+    if e1 and u1:
+        r = ratio(u1["t_write"], e1["t_write"])
+        print("  records cold first pass on local disk: ufs/edonio %s (target >= 1.0: %s)" % (
+            fmt_r(r), met(r and r >= 1.0)))
+
+
 def print_limits_and_targets(agg, lim):
     print()
     print("physical limits (MB/s = 1e6 B/s): " + ", ".join(
@@ -165,6 +212,7 @@ def print_limits_and_targets(agg, lim):
                   "MET" if orat and orat >= 20 else "MISSED"))
     else:
         print("  fem on emulated PFS: not measured")
+    print_node_targets(agg)
     for case in ("contig", "contig-coll"):
         u, e = find(agg, case, "local", "ufs"), find(agg, case, "local", "edonio")
         if u and e:
