@@ -31,6 +31,8 @@
 #include "adioi.h"
 
 enum { EVICT_SCAN = 16 }; /* candidates looked at for a clean block before writing one back */
+/* Dirty extents for which one read of the block (to write their span at once) saves writes. */
+enum { EDONIO_COALESCE_MIN = 3 };
 
 /* ------------------------------------------------------------------ file-system operations */
 
@@ -120,7 +122,34 @@ static unsigned char *bounce(struct edonio_cache *c)
     return c->fetch_buf;
 }
 
-/* Write a held slot's dirty extents to the file, exactly; clean on success. */
+static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
+                 int32_t slot);
+
+/*
+ * Make a held slot's dirty extents one span, so that the block goes to the file in one write
+ * rather than one per piece (many writers' small interleaved records leave many extents). On one
+ * node every write of the block passes through this slot, so the bytes between the extents are
+ * the file's: known once the slot is VALID, or read in (fetch) when there are enough extents for
+ * one read to save writes. Across nodes another node may write bytes of this block to the file
+ * itself (its remote cache full, doc/design.md), which a span would overwrite with old bytes:
+ * there the extents stay exact. Idle slot (no copy under way).
+ */
+static void coalesce(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
+                     int32_t slot)
+{
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+
+    if (c->nodes_apart || s->ndirty < 2)
+        return;
+    if (!(s->flags & EDONIO_SLOT_VALID) &&
+        (s->ndirty < EDONIO_COALESCE_MIN || fetch(c, st, seg, slot) != 0))
+        return;
+    s->dirty[0].hi = s->dirty[s->ndirty - 1].hi;
+    s->ndirty = 1;
+}
+
+/* Write a held slot's dirty extents to the file (as one span where coalesce can); clean on
+ * success. */
 static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
                       int32_t slot)
 {
@@ -134,6 +163,7 @@ static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct ed
     if (buf == NULL)
         return ENOMEM;
     wait_idle(s); /* a copy into it still under way would be half written, then lost */
+    coalesce(c, st, seg, slot);
     uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi; /* one read of their span */
     err = ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf + lo, hi - lo);
     for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
@@ -259,10 +289,13 @@ static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
         return EDONIO_NO_SLOT;
     }
     struct edonio_slot *s = edonio_slot_at(seg, slot);
-    if (edonio_dirty_add(s, lo, hi) != 0) { /* extents full: write them back first */
-        if ((*err = write_back(c, st, seg, slot)) != 0)
-            return EDONIO_NO_SLOT;
-        edonio_dirty_add(s, lo, hi);
+    if (edonio_dirty_add(s, lo, hi) != 0) { /* extents full: one span, else write them back */
+        coalesce(c, st, seg, slot);
+        if (edonio_dirty_add(s, lo, hi) != 0) {
+            if ((*err = write_back(c, st, seg, slot)) != 0)
+                return EDONIO_NO_SLOT;
+            edonio_dirty_add(s, lo, hi);
+        }
     }
     atomic_fetch_add_explicit(&s->busy, 1, memory_order_relaxed);
     return slot;

@@ -10,6 +10,7 @@
 #   t_sparse          data past 5 GiB
 #   t_evict           a file 4 times the aggregate cache: evictions and write-backs
 #   t_remote          this node's copies of other nodes' blocks (statistics)
+#   t_fragments       many small pieces of a block from several writers: few file-system writes
 #   t_preload         romio_edonio_preload (statistics: no misses)
 #   t_hints           invalid and valid hint values, MPI_File_set_info
 #   t_wronly_noread   write-only open without read permission (as an unprivileged user)
@@ -36,7 +37,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mpi_test_setup "$@"
 
 programs="t_sleeping_owner t_gaps t_size t_sparse t_evict t_remote t_preload t_hints
-    t_wronly_noread t_reuse t_direct t_consistency t_random"
+    t_wronly_noread t_reuse t_direct t_consistency t_random t_fragments"
 
 build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
@@ -191,6 +192,7 @@ run_all_np t_gaps 1
 run_all_np t_size 1
 run_all_np t_sparse 1
 test_evict
+run_all_np t_fragments 1
 run_all_np t_remote 1
 run_all_np t_preload 1
 test_hints
