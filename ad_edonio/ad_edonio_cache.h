@@ -164,17 +164,20 @@ int ADIOI_EDONIO_Range_check(ADIO_Offset off, ADIO_Offset len);
 /* Read up to len bytes at off; *got is what the file holds there (less at its end). errno or 0. */
 int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,
                             ADIO_Offset off, ADIO_Offset len, ADIO_Offset *got);
+/* Write len bytes at off; *done: the bytes written before a failure (len on success). errno or 0. */
 int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
-                             ADIO_Offset off, ADIO_Offset len);
+                             ADIO_Offset off, ADIO_Offset len, ADIO_Offset *done);
 /*
  * At the owner, in a collective call: n pieces (offset, length) of blocks this process owns, each
  * within one block, their bytes one after the other in data, applied in order under one hold of
  * its own segment. A read past the file's end gives zeros. With 'blocks', the block of each piece
- * written is appended there (*nblocks grows). errno of the first failure; the rest is still done.
+ * written is appended there (*nblocks grows). A write raises the file's size, and *stored (when
+ * not NULL), to the end of the pieces it stored, not of those that failed. errno of the first
+ * failure; the rest is still done.
  */
 int ADIOI_EDONIO_Cache_apply(struct edonio_cache *c, struct edonio_stats *st, const int64_t *piece,
-                             int64_t n, char *data, int writing, int64_t *blocks,
-                             int64_t *nblocks);
+                             int64_t n, char *data, int writing, int64_t *blocks, int64_t *nblocks,
+                             ADIO_Offset *stored);
 /* Write back these blocks of this process's own segment now (sorted, repeats allowed). */
 int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_stats *st,
                                          int64_t *blocks, int64_t n, int drop);

@@ -534,27 +534,30 @@ int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, voi
 }
 
 int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
-                             ADIO_Offset off, ADIO_Offset len)
+                             ADIO_Offset off, ADIO_Offset len, ADIO_Offset *done)
 {
-    ADIO_Offset done = 0;
     int err = 0;
 
-    if (c->bypass && len > 0)
-        return bypass_io(c, st, (char *)buf, off, len, 1, &done);
+    *done = 0;
+    if (c->bypass && len > 0) {
+        err = bypass_io(c, st, (char *)buf, off, len, 1, done);
+        *done = err ? 0 : len; /* one operation: all or (as far as anyone can tell) nothing */
+        return err;
+    }
     if (len > 0)
-        err = for_pieces(c, st, off, len, (char *)buf, write_piece, 1, &done);
-    if (done > 0) /* what was written is part of the file, even if a piece after it failed */
-        ADIOI_EDONIO_Size_max(c, off + done);
+        err = for_pieces(c, st, off, len, (char *)buf, write_piece, 1, done);
+    if (*done > 0) /* what was written is part of the file, even if a piece after it failed */
+        ADIOI_EDONIO_Size_max(c, off + *done);
     return err;
 }
 
 /* ------------------------------------------------------------------ at the owner */
 
 int ADIOI_EDONIO_Cache_apply(struct edonio_cache *c, struct edonio_stats *st, const int64_t *piece,
-                             int64_t n, char *data, int writing, int64_t *blocks,
-                             int64_t *nblocks)
+                             int64_t n, char *data, int writing, int64_t *blocks, int64_t *nblocks,
+                             ADIO_Offset *stored)
 {
-    ADIO_Offset bs = c->hints.block_size, size = writing ? 0 : ADIOI_EDONIO_Size_get(c);
+    ADIO_Offset bs = c->hints.block_size, size = writing ? 0 : ADIOI_EDONIO_Size_get(c), end = 0;
     struct edonio_segment *seg;
     int err = 0, e;
 
@@ -569,6 +572,8 @@ int ADIOI_EDONIO_Cache_apply(struct edonio_cache *c, struct edonio_stats *st, co
             e = write_held(c, st, seg, block, lo, lo + (uint32_t)len, data);
             if (blocks != NULL)
                 blocks[(*nblocks)++] = block;
+            if (e == 0 && off + len > end) /* a piece that failed is not part of the file */
+                end = off + len;
         } else {
             ADIO_Offset have = size - off < 0 ? 0 : size - off < len ? size - off : len;
             memset(data + have, 0, (size_t)(len - have));
@@ -579,8 +584,9 @@ int ADIOI_EDONIO_Cache_apply(struct edonio_cache *c, struct edonio_stats *st, co
         data += len;
     }
     ADIOI_EDONIO_Node_release(seg);
-    if (writing && n > 0)
-        ADIOI_EDONIO_Size_max(c, piece[2 * (n - 1)] + piece[2 * (n - 1) + 1]);
+    ADIOI_EDONIO_Size_max(c, end);
+    if (stored != NULL && end > *stored)
+        *stored = end;
     return err;
 }
 

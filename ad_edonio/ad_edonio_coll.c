@@ -349,8 +349,12 @@ static int64_t msg_pieces(const struct edonio_msg *m, const int64_t **hdr, char 
     return n;
 }
 
-/* Store the received pieces at this owner, source by source in rank order. */
-static int apply_writes(const struct edonio_pass *pass, struct edonio_msg *in, int nin)
+/*
+ * Store the received pieces at this owner, source by source in rank order; req->stored grows to
+ * the end of those stored.
+ */
+static int apply_writes(const struct edonio_pass *pass, struct edonio_req *req,
+                        struct edonio_msg *in, int nin)
 {
     struct edonio_cache *c = pass->cache;
     int64_t total = 0, nblocks = 0, *blocks = NULL;
@@ -368,7 +372,8 @@ static int apply_writes(const struct edonio_pass *pass, struct edonio_msg *in, i
         int64_t n = msg_pieces(&in[k], &hdr, &data);
         int note = pass->keep == EDONIO_KEEP_NONE ||
                    (pass->keep == EDONIO_KEEP_REACHED && !ADIOI_EDONIO_Node_reaches(c, p));
-        e = ADIOI_EDONIO_Cache_apply(c, pass->st, hdr, n, data, 1, note ? blocks : NULL, &nblocks);
+        e = ADIOI_EDONIO_Cache_apply(c, pass->st, hdr, n, data, 1, note ? blocks : NULL, &nblocks,
+                                     &req->stored);
         if (e && !err)
             err = e;
     }
@@ -429,7 +434,7 @@ static int round_read(const struct edonio_pass *pass, struct edonio_req *req, st
         } else if ((to = reply[k] = malloc((size_t)bytes + 1)) == NULL) {
             MPI_Abort(pass->comm, 1);
         }
-        e = ADIOI_EDONIO_Cache_apply(pass->cache, pass->st, hdr, n, to, 0, NULL, NULL);
+        e = ADIOI_EDONIO_Cache_apply(pass->cache, pass->st, hdr, n, to, 0, NULL, NULL, NULL);
         if (e && !err)
             err = e;
         if (in[k].peer != me)
@@ -485,7 +490,7 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
         case EDONIO_COLL_WRITE:
             pack(req, r, r->sbuf, 0);
             ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin);
-            err = apply_writes(pass, in, nin);
+            err = apply_writes(pass, req, in, nin);
             ADIOI_EDONIO_Msgs_free(in, nin);
             break;
         case EDONIO_COLL_READ:
@@ -537,13 +542,14 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
 
 /*
  * This process's request on its own, through the cache like independent I/O: each piece straight
- * into or out of the segment that caches it here. Memory that is not contiguous goes through a
- * bounce buffer of at most 'chunk' bytes. errno or 0.
+ * into or out of the segment that caches it here (a write: req->stored grows to the end of what
+ * was written). Memory that is not contiguous goes through a bounce buffer of at most 'chunk'
+ * bytes. errno or 0.
  */
 int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset chunk,
                                  struct edonio_req *req, int writing)
 {
-    ADIO_Offset got;
+    ADIO_Offset got, wrote;
     char *tmp = NULL;
     int err = 0;
 
@@ -561,7 +567,9 @@ int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st
             if (writing && tmp != NULL)
                 ADIOI_EDONIO_Mem_copy(&req->mem, tmp, len, 0);
             if (writing) {
-                err = ADIOI_EDONIO_Cache_write(c, st, at, off, len);
+                err = ADIOI_EDONIO_Cache_write(c, st, at, off, len, &wrote);
+                if (wrote > 0 && off + wrote > req->stored)
+                    req->stored = off + wrote;
             } else {
                 err = ADIOI_EDONIO_Cache_read(c, st, at, off, len, &got);
                 memset(at + got, 0, (size_t)(len - got));

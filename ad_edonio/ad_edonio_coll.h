@@ -54,6 +54,9 @@ struct edonio_req {
     int64_t n;
     ADIO_Offset start, end; /* the first byte and one past the last; start NONE: nothing */
     ADIO_Offset bytes;      /* in all */
+    ADIO_Offset stored;     /* a write: one past the last byte this process put in the cache or
+                             * the file in this call, its own or, as an owner, others' (0: none);
+                             * the file's size grows to that, not to where a failed write ends */
     struct edonio_mem mem;
 };
 

@@ -35,8 +35,7 @@ static void transfer(ADIO_File fd, struct edonio_cache *c, void *buf, int count,
     err = writing ? ADIOI_EDONIO_Cache_check(c, offset, len)
                   : ADIOI_EDONIO_Range_check(offset, len);
     if (err == 0 && writing) {
-        err = ADIOI_EDONIO_Cache_write(c, st, buf, offset, len);
-        done = err ? 0 : len;
+        err = ADIOI_EDONIO_Cache_write(c, st, buf, offset, len, &done);
     } else if (err == 0) {
         err = ADIOI_EDONIO_Cache_read(c, st, buf, offset, len, &done);
     }

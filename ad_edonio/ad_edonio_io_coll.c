@@ -50,7 +50,10 @@ static MPI_Count bytes_before(const struct edonio_req *req, ADIO_Offset size)
     return n;
 }
 
-/* The outcome on every process; the file's size as every process learns it from the others. */
+/*
+ * The outcome on every process; the file's size as every process learns it from the others: end
+ * is where what this process wrote in the call ends (req.stored), so a failed write grows nothing.
+ */
 static void finish(ADIO_File fd, struct edonio_cache *c, const char *myname, int err,
                    ADIO_Offset end, int *error_code)
 {
@@ -117,7 +120,7 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
     }
     int e = write_coll(fd, c, &req);
     err = err ? err : e;
-    finish(fd, c, myname, err, req.bytes > 0 ? req.end : 0, error_code);
+    finish(fd, c, myname, err, req.stored, error_code);
     if (*error_code == MPI_SUCCESS)
         MPIR_Status_set_bytes(status, datatype, req.bytes);
     ADIOI_EDONIO_Req_free(&req);

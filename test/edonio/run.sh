@@ -92,10 +92,11 @@ test_sharing() {
 }
 
 # A file system that fails on demand (fault.so, preloaded first): set_size whose ftruncate fails,
-# write-backs that fail, an open that fails on one rank, a write that fails. Seen to fail on the
-# code before issue 12's fixes: cached bytes lost by the failed set_size, reads of uncached blocks
-# failing while write-backs failed, a descriptor leaked by the failed open, the size grown by the
-# failed write.
+# write-backs that fail, an open that fails on one rank, a write that fails, a collective write
+# that fails. Seen to fail on the code before issue 12's fixes: cached bytes lost by the failed
+# set_size, reads of uncached blocks failing while write-backs failed, a descriptor leaked by the
+# failed open, the size grown by the failed write, and (case 6) by the failed collective write on
+# every rank, on one node and on 2 simulated nodes.
 test_faults() {
     local np
     for np in 1 2 4; do

@@ -17,6 +17,9 @@
  *    simulated nodes the owners' caches of 4 blocks overflow while they apply what is delivered,
  *    on one node the write-back after it fails): every rank gets MPI_ERR_IO, and once the file
  *    system works again the next sync writes every byte, written by a rank that does not own it.
+ * 6. A collective write that fails (every owner's cache of 4 blocks full of dirty blocks whose
+ *    write-back fails, and the file refusing the piece too) does not grow the file's size on any
+ *    rank; once the file system works again a sync writes the earlier blocks and nothing more.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -236,6 +239,53 @@ static void case_size(void)
     MPI_File_close(&fh);
 }
 
+/*
+ * Each rank fills its own 4 cache slots with dirty blocks it owns (a collective write: every rank
+ * learns the size), then, with every pwrite failing, writes 100 bytes into a block of the next
+ * rank past the end: no owner has a slot to give, the file refuses the bytes, nothing is written.
+ */
+static void case_coll_size(void)
+{
+    enum { BS = 4096, FULL = 4 };
+    long long size = (long long)FULL * nprocs * BS;
+    long long past = (long long)(FULL * nprocs + (rank + 1) % nprocs) * BS + 10;
+    unsigned char buf[FULL * BS];
+    MPI_Offset got = -1;
+    MPI_Datatype mine;
+    char path[4200];
+    MPI_File fh;
+
+    snprintf(path, sizeof(path), "%s/collsize", dir);
+    fh = open_file(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, "16384");
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    MPI_Type_vector(FULL, BS, BS * nprocs, MPI_BYTE, &mine); /* blocks rank, rank + P, ... */
+    MPI_Type_commit(&mine);
+    for (int k = 0; k < FULL; k++)
+        fill(buf + k * BS, ((long long)k * nprocs + rank) * BS, BS);
+    MPI_File_set_view(fh, (MPI_Offset)rank * BS, MPI_BYTE, mine, "native", MPI_INFO_NULL);
+    int rc = MPI_File_write_at_all(fh, 0, buf, FULL * BS, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "the collective write that fills the caches failed");
+    MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    arm("pwrite", "collsize", EIO, -1);
+    fill(buf, past, 100);
+    rc = MPI_File_write_at_all(fh, past, buf, 100, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(error_class(rc) == MPI_ERR_IO, "a collective write that fails: class %d, not %d",
+          error_class(rc), MPI_ERR_IO);
+    MPI_File_get_size(fh, &got);
+    CHECK(got == size, "a collective write that failed grew the file from %lld to %lld bytes", size,
+          (long long)got);
+    arm("pwrite", "", 0, 0);
+    rc = MPI_File_sync(fh);
+    CHECK(rc == MPI_SUCCESS, "sync once the file system works again failed");
+    MPI_File_get_size(fh, &got);
+    CHECK(got == size, "after the sync the file has %lld bytes, not %lld", (long long)got, size);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        check_file(path, 0, size, "the blocks that filled the caches, after the sync");
+    MPI_File_close(&fh);
+    MPI_Type_free(&mine);
+}
+
 /* Block b (4 KiB) belongs to rank b mod P and is written by another rank, each in turn. */
 static int writer_of(long long b)
 {
@@ -294,6 +344,7 @@ int main(int argc, char **argv)
     case_open();
     case_size();
     case_delivery();
+    case_coll_size();
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
