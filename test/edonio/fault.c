@@ -6,8 +6,9 @@
  *
  * makes the next `count` calls of `call` ("open", "pwrite", "pread", "ftruncate", "fsync") on a
  * file whose name contains path_part fail with errno err (count < 0: until disarmed; err 0:
- * disarm). The test finds the function with dlsym, so it runs without this library too (and then
- * says so). Descriptors are mapped to names when they are opened through this library.
+ * disarm). Each call is armed on its own, so write-backs and reads can fail at once. The test
+ * finds the function with dlsym, so it runs without this library too (and then says so).
+ * Descriptors are mapped to names when they are opened through this library.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,32 +22,48 @@
 
 enum { MAX_FD = 4096 };
 
+enum { NCALLS = 5 };
+
 static char names[MAX_FD][256]; /* what each descriptor was opened as */
+static const char *const calls[NCALLS] = {"open", "pwrite", "pread", "ftruncate", "fsync"};
 static struct {
-    char call[16], part[256];
+    char part[256];
     int err;
     long long count;
-} armed;
+} armed[NCALLS]; /* by the call's index in calls */
 
 void edonio_fault_arm(const char *call, const char *path_part, int err, long long count);
 
+static int call_index(const char *call)
+{
+    for (int i = 0; i < NCALLS; i++)
+        if (strcmp(call, calls[i]) == 0)
+            return i;
+    return -1;
+}
+
 void edonio_fault_arm(const char *call, const char *path_part, int err, long long count)
 {
-    snprintf(armed.call, sizeof(armed.call), "%s", call);
-    snprintf(armed.part, sizeof(armed.part), "%s", path_part);
-    armed.err = err;
-    armed.count = count;
+    int i = call_index(call);
+
+    if (i < 0)
+        return;
+    snprintf(armed[i].part, sizeof(armed[i].part), "%s", path_part);
+    armed[i].err = err;
+    armed[i].count = count;
 }
 
 /* Should this call on this name fail now? Sets errno when so. */
 static int fails(const char *call, const char *name)
 {
-    if (armed.err == 0 || armed.count == 0 || strcmp(call, armed.call) != 0 || name == NULL ||
-        strstr(name, armed.part) == NULL)
+    int i = call_index(call);
+
+    if (i < 0 || armed[i].err == 0 || armed[i].count == 0 || name == NULL ||
+        strstr(name, armed[i].part) == NULL)
         return 0;
-    if (armed.count > 0)
-        armed.count--;
-    errno = armed.err;
+    if (armed[i].count > 0)
+        armed[i].count--;
+    errno = armed[i].err;
     return 1;
 }
 

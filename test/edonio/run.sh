@@ -96,7 +96,10 @@ test_sharing() {
 # that fails. Seen to fail on the code before issue 12's fixes: cached bytes lost by the failed
 # set_size, reads of uncached blocks failing while write-backs failed, a descriptor leaked by the
 # failed open, the size grown by the failed write, and (case 6) by the failed collective write on
-# every rank, on one node and on 2 simulated nodes.
+# every rank, on one node and on 2 simulated nodes. Case 7 (eviction while write-backs fail)
+# passed on the code it was written for, and fails when eviction takes the least recently used
+# block only (7a-c), takes a clean one first but does not skip a victim that failed (7a, 7b), or
+# does not look for a clean one first (7c).
 test_faults() {
     local np
     for np in 1 2 4; do

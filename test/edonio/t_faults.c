@@ -20,6 +20,16 @@
  * 6. A collective write that fails (every owner's cache of 4 blocks full of dirty blocks whose
  *    write-back fails, and the file refusing the piece too) does not grow the file's size on any
  *    rank; once the file system works again a sync writes the earlier blocks and nothing more.
+ * 7. Eviction while write-backs fail (one process, a cache of 32 blocks, issue 12 item 8):
+ *    a. 20 dirty blocks at the least recently used end (more than the clean blocks looked for
+ *       first), 12 clean after them, every pwrite failing: reads and a write of new blocks still
+ *       get a slot (clean blocks are evicted), which the reads that follow hit while every pread
+ *       fails too, and the dirty blocks stay cached; a sync once pwrite works writes them all.
+ *    b. 32 dirty blocks, the next pwrite failing: a write of a new block gets the slot of the
+ *       second least recently used block (the first one's write-back failed and is skipped).
+ *    c. A dirty block, the least recently used, before clean ones, the next pwrite failing: a
+ *       read of a new block evicts a clean block and writes nothing back, so it is the sync
+ *       that meets the failure, and the next sync writes the block.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -325,6 +335,142 @@ static void case_delivery(void)
     MPI_File_close(&fh);
 }
 
+/* ------------------------------------------------------------------ case 7: eviction */
+
+enum { EV_BS = 4096, EV_BLOCKS = 64 };
+
+static unsigned char ev_want[EV_BLOCKS * EV_BS]; /* what the file holds once synced */
+static char ev_path[4200];
+
+/* The bytes of [off, off + len) in version v (0: what the file starts with). */
+static void ev_fill(unsigned char *buf, long long off, long long len, int v)
+{
+    fill(buf, off, len);
+    for (long long i = 0; i < len; i++)
+        buf[i] = (unsigned char)(buf[i] + 37 * v);
+}
+
+static void ev_write(MPI_File fh, long long off, long long len, int v, const char *what)
+{
+    ev_fill(ev_want + off, off, len, v);
+    int rc = MPI_File_write_at(fh, off, ev_want + off, (int)len, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "%s: the write of %lld bytes at %lld failed (class %d)", what, len,
+          off, error_class(rc));
+}
+
+static void ev_read(MPI_File fh, long long off, long long len, const char *what)
+{
+    unsigned char buf[EV_BS];
+
+    memset(buf, 0xee, sizeof(buf));
+    int rc = MPI_File_read_at(fh, off, buf, (int)len, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS && memcmp(buf, ev_want + off, (size_t)len) == 0,
+          "%s: the read of %lld bytes at %lld failed (class %d) or was wrong", what, len, off,
+          error_class(rc));
+}
+
+/* Blocks [from, to): written whole in version v, or (v == 0) read and checked. */
+static void ev_blocks(MPI_File fh, long long from, long long to, int v, const char *what)
+{
+    for (long long b = from; b < to; b++) {
+        if (v > 0)
+            ev_write(fh, b * EV_BS, EV_BS, v, what);
+        else
+            ev_read(fh, b * EV_BS, EV_BS, what);
+    }
+}
+
+/* A sync that must give this class; when it works, the file holds every byte written. */
+static void ev_sync(MPI_File fh, int want_class, const char *what)
+{
+    static unsigned char disk[EV_BLOCKS * EV_BS];
+    int rc = MPI_File_sync(fh), fd = open(ev_path, O_RDONLY);
+    long long got = fd >= 0 ? pread(fd, disk, sizeof(disk), 0) : -1, i = 0;
+
+    if (fd >= 0)
+        close(fd);
+    CHECK(error_class(rc) == want_class, "%s: sync gave class %d, not %d", what, error_class(rc),
+          want_class);
+    if (want_class != MPI_SUCCESS)
+        return;
+    while (i < got && disk[i] == ev_want[i])
+        i++;
+    CHECK(i == (long long)sizeof(disk), "%s: after the sync byte %lld of the file is wrong", what,
+          i);
+}
+
+/* Every pread of the file fails (1) or none does (0): what a read gets must be cached. */
+static void ev_no_reads(int on)
+{
+    arm("pread", on ? "evict-" : "", on ? EIO : 0, on ? -1 : 0);
+}
+
+static void case_evict_a(MPI_File fh)
+{
+    const char *what = "7a: clean blocks evicted while write-backs fail";
+
+    ev_blocks(fh, 0, 20, 1, what);  /* least recently used: 20 dirty */
+    ev_blocks(fh, 20, 32, 0, what); /* then 12 clean: the cache is full */
+    arm("pwrite", "evict-", EIO, -1);
+    ev_blocks(fh, 40, 46, 0, what);
+    ev_write(fh, 50 * EV_BS + 10, 100, 1, what);
+    ev_no_reads(1); /* all of them cached: a clean block made room for each */
+    ev_blocks(fh, 40, 46, 0, what);
+    ev_read(fh, 50 * EV_BS + 10, 100, what);
+    ev_blocks(fh, 0, 20, 0, what); /* and no dirty block was given up */
+    ev_no_reads(0);
+    ev_sync(fh, MPI_ERR_IO, what);
+    arm("pwrite", "", 0, 0);
+    ev_sync(fh, MPI_SUCCESS, what);
+}
+
+static void case_evict_b(MPI_File fh)
+{
+    const char *what = "7b: a victim whose write-back fails is skipped";
+
+    ev_blocks(fh, 0, 32, 2, what); /* 32 dirty blocks, block 0 the least recently used */
+    arm("pwrite", "evict-", EIO, 1);
+    ev_write(fh, 60 * EV_BS, EV_BS, 2, what);
+    ev_no_reads(1);
+    ev_blocks(fh, 60, 61, 0, what); /* cached: block 1 made room, once written back */
+    ev_blocks(fh, 0, 1, 0, what);   /* still dirty in the cache */
+    ev_no_reads(0);
+    arm("pwrite", "", 0, 0);
+    ev_sync(fh, MPI_SUCCESS, what);
+}
+
+static void case_evict_c(MPI_File fh)
+{
+    const char *what = "7c: a clean block is evicted before a dirty one";
+
+    ev_write(fh, 0, EV_BS, 3, what);
+    ev_blocks(fh, 1, 32, 0, what);
+    arm("pwrite", "evict-", EIO, 1);
+    ev_blocks(fh, 40, 41, 0, what); /* evicts block 1: nothing written back */
+    ev_sync(fh, MPI_ERR_IO, what);  /* the failure is still there for block 0's write-back */
+    arm("pwrite", "", 0, 0);
+    ev_sync(fh, MPI_SUCCESS, what);
+}
+
+static void case_evict(void)
+{
+    MPI_File fh;
+
+    snprintf(ev_path, sizeof(ev_path), "%s/evict-%d", dir, rank);
+    ev_fill(ev_want, 0, sizeof(ev_want), 0);
+    int fd = open(ev_path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    CHECK(fd >= 0 && pwrite(fd, ev_want, sizeof(ev_want), 0) == (ssize_t)sizeof(ev_want),
+          "cannot write %s", ev_path);
+    if (fd >= 0)
+        close(fd);
+    fh = open_file(MPI_COMM_SELF, ev_path, MPI_MODE_RDWR, "131072"); /* 32 blocks */
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    case_evict_a(fh);
+    case_evict_b(fh);
+    case_evict_c(fh);
+    MPI_File_close(&fh);
+}
+
 int main(int argc, char **argv)
 {
     int total;
@@ -345,6 +491,7 @@ int main(int argc, char **argv)
     case_size();
     case_delivery();
     case_coll_size();
+    case_evict();
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
