@@ -131,18 +131,19 @@ static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_
  * node every write of the block passes through this slot, so the bytes between the extents are
  * the file's: known once the slot is VALID, or read in (fetch) when there are enough extents for
  * one read to save writes. Across nodes another node may write bytes of this block to the file
- * itself (its remote cache full, doc/design.md), which a span would overwrite with old bytes:
- * there the extents stay exact. Idle slot (no copy under way).
+ * itself (its remote cache full, doc/design.md), which a span would overwrite with old bytes: the
+ * extents stay exact, except in a collective flush past its delivery (c->all_in_call), where no
+ * process writes directly any more and the bytes between them are read afresh.
  */
 static void coalesce(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
                      int32_t slot)
 {
     struct edonio_slot *s = edonio_slot_at(seg, slot);
+    int known = !c->nodes_apart && (s->flags & EDONIO_SLOT_VALID);
 
-    if (c->nodes_apart || s->ndirty < 2)
+    if (s->ndirty < 2 || (c->nodes_apart && !c->all_in_call))
         return;
-    if (!(s->flags & EDONIO_SLOT_VALID) &&
-        (s->ndirty < EDONIO_COALESCE_MIN || fetch(c, st, seg, slot) != 0))
+    if (!known && (s->ndirty < EDONIO_COALESCE_MIN || fetch(c, st, seg, slot) != 0))
         return;
     s->dirty[0].hi = s->dirty[s->ndirty - 1].hi;
     s->ndirty = 1;

@@ -39,9 +39,14 @@ static int flush_once(struct edonio_cache *c, const struct edonio_flush *f, int 
 {
     int err = 0, e;
 
+    /* Every process is in this call (the delivery's first reduction waits for all before any
+     * piece is applied) and writes nothing of another's blocks to the file any more, so owners may
+     * write whole spans of their blocks, the bytes between pieces read afresh. */
+    c->all_in_call = deliver;
     if (deliver)
         err = ADIOI_EDONIO_Net_deliver(c, f->comm, f->st, f->budget, 0);
     e = write_back_grouped(c, f->comm, f->st, f->groups, f->how != EDONIO_FLUSH_CLOSE);
+    c->all_in_call = 0;
     err = err ? err : e;
     if (err == 0 && f->how == EDONIO_FLUSH_SYNC && fsync(c->fd_sys) != 0)
         err = errno;

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EDONIO_MAX_EXTENTS   32
+#define EDONIO_MAX_EXTENTS   128 /* about 1 KiB of a slot's header; small interleaved records need many */
 #define EDONIO_NO_SLOT       (-1)
 #define EDONIO_SEGMENT_MAGIC 0x31306f696e6f6465ULL /* "edonio01" */
 
