@@ -4,12 +4,12 @@
  * down when the last handle lets it go.
  *
  * Sharing. A handle opened on the cache's processes, or on this process alone (PnetCDF's second
- * handle on MPI_COMM_SELF), shares the cache when the cache covers its access: a handle that
- * writes needs a writable cache. Otherwise it gets a cache of its own, and MPI's rule for several
- * handles applies between the two (MPI_File_sync between conflicting accesses). When the
- * processes that made the cache close it (the handle that made it, on every process), every byte
- * is written back and the cache is closed; handles still sharing it go to the file system, which
- * is then up to date.
+ * handle on MPI_COMM_SELF), shares the cache when the cache was opened for writing (a read-only
+ * cache has no sync to refresh it, so it stays its handle's). Otherwise it gets a cache of its
+ * own, and MPI's rule for several handles applies between the two (MPI_File_sync between
+ * conflicting accesses). When the processes that made the cache close it (the handle that made
+ * it, on every process), every byte is written back and the cache is closed; handles still
+ * sharing it go to the file system, which is then up to date.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -201,7 +201,7 @@ int ADIOI_EDONIO_Cache_open(MPI_Comm comm, int open_code, int fd_sys, const char
     return MPI_SUCCESS;
 }
 
-struct edonio_cache *ADIOI_EDONIO_Cache_find(int fd_sys, MPI_Comm comm, int writes, int *same_group)
+struct edonio_cache *ADIOI_EDONIO_Cache_find(int fd_sys, MPI_Comm comm, int *same_group)
 {
     struct edonio_cache *found = NULL;
     MPI_Group group;
@@ -213,7 +213,10 @@ struct edonio_cache *ADIOI_EDONIO_Cache_find(int fd_sys, MPI_Comm comm, int writ
     MPI_Comm_size(comm, &size);
     MPI_Comm_group(comm, &group);
     for (struct edonio_cache *c = caches; c != NULL && found == NULL; c = c->next) {
-        if (c->dev != st.st_dev || c->ino != st.st_ino || c->fd_sys < 0 || (writes && !c->writable))
+        /* A read-only cache is never shared: ROMIO refuses MPI_File_sync on a read-only handle,
+         * so nothing ever refreshes its copies, which a handle opened later (after another
+         * handle's close, say) is not allowed to see. */
+        if (c->dev != st.st_dev || c->ino != st.st_ino || c->fd_sys < 0 || !c->writable)
             continue;
         MPI_Group_compare(c->group, group, &same);
         *same_group = same == MPI_IDENT;

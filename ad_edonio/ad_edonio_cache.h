@@ -99,9 +99,10 @@ int ADIOI_EDONIO_Cache_open(MPI_Comm comm, int open_code, int fd_sys, const char
                             struct edonio_cache *found, struct edonio_cache **cache);
 /*
  * A cache of this file that a handle on comm may share: its processes are comm's, or comm is one
- * process; and it covers the access (writable when the handle writes). Local. NULL when none.
+ * process; and it was opened for writing (a read-only cache is its handle's alone: nothing
+ * refreshes its copies). Local. NULL when none.
  */
-struct edonio_cache *ADIOI_EDONIO_Cache_find(int fd_sys, MPI_Comm comm, int writes, int *same_group);
+struct edonio_cache *ADIOI_EDONIO_Cache_find(int fd_sys, MPI_Comm comm, int *same_group);
 /*
  * Its processes close the cache (every dirty byte written back): handles still sharing it go to the
  * file system from now on (ADIOI_EDONIO_Cache_of). Then, or for a handle that shares it, one

@@ -99,7 +99,7 @@ static int attach_cache(ADIO_File fd, struct edonio_handle *h, int open_code)
 
     MPI_Comm_size(fd->comm, &nprocs);
     if (open_code == MPI_SUCCESS)
-        found = ADIOI_EDONIO_Cache_find(fd->fd_sys, fd->comm, writes, &same);
+        found = ADIOI_EDONIO_Cache_find(fd->fd_sys, fd->comm, &same);
     if (nprocs == 1 && open_code == MPI_SUCCESS && found != NULL) { /* no one else to ask */
         found->refs++;
         h->cache = found;

@@ -1,7 +1,7 @@
 /*
  * edonio cache test: random operations through several handles of one file, against a model.
  *
- *   t_random FILE [KEY=VALUE...] [test_seed=N] [test_ops=N]
+ *   t_random FILE [KEY=VALUE...] [test_seed=N] [test_ops=N] [test_ro_first=1]
  *
  * Every process follows the same seeded plan of steps; a step is one of:
  *   write   this rank writes random bytes into a random range, only in its own stripes (bytes
@@ -17,6 +17,15 @@
  *   ro      a read-only world handle opened after a share, the whole file checked, closed
  * The model is each rank's own plan, replayed by every rank for every rank. At the end both
  * handles are closed, the file reopened and checked, and checked once more with POSIX reads.
+ *
+ * test_ro_first=1: a read-only world handle is opened first and stays open, then the self handle,
+ * then the world handle (issue 12's pattern: neither may share the read-only cache). The self and
+ * world handles then have caches of their own, so MPI (13.6.1) treats them as two processes:
+ * between two shares a rank writes through one of them only (the first it writes through), and
+ * reads its own stripes through that one. The read-only handle is entitled to others' writes only
+ * after sync-barrier-sync, and ROMIO refuses MPI_File_sync on a read-only handle: its reads (a
+ * read step may go through it, and every share) are checked only where nobody wrote since it was
+ * opened (zeros, or short). The reopen at the end must see every byte all the same.
  */
 #include "cache_test.h"
 
@@ -28,6 +37,17 @@ enum { STRIPE = 1000, SPAN = 256 * 1024, MAXLEN = 9000 };
 static unsigned long long rng;
 static unsigned char *model; /* the file as every process's plan leaves it */
 static long long model_size;
+/* test_ro_first: bytes written since the read-only handle was opened, and the handle (0 world,
+ * 1 self) each rank writes through until the next share (-1: not chosen yet). */
+static unsigned char *written;
+static int *epoch;
+
+/* Which bytes a read must get right. */
+enum seen {
+    OWN,       /* this rank's own stripes */
+    ALL,       /* every byte (after a share) */
+    UNWRITTEN, /* every byte nobody wrote since the read-only handle was opened */
+};
 
 static unsigned long long next_random(void)
 {
@@ -51,8 +71,11 @@ static int owner_of_byte(long long off)
 static void apply_write(int r, long long off, long long len, int s)
 {
     for (long long i = off; i < off + len; i++)
-        if (owner_of_byte(i) == r)
+        if (owner_of_byte(i) == r) {
             model[i] = (unsigned char)(i * 11 + s * 7 + r + 1);
+            if (written != NULL)
+                written[i] = 1;
+        }
     if (off + len > model_size)
         for (long long i = off + len - 1; i >= off; i--)
             if (owner_of_byte(i) == r) {
@@ -72,8 +95,8 @@ static void do_write(MPI_File fh, long long off, long long len)
     }
 }
 
-/* Check [off, off + len) read through fh: every byte (all) or this rank's own. */
-static void check_range(MPI_File fh, long long off, long long len, int all, const char *what)
+/* Check [off, off + len) read through fh: the bytes 'seen' says. */
+static void check_range(MPI_File fh, long long off, long long len, enum seen seen, const char *what)
 {
     unsigned char *buf = malloc((size_t)len);
     MPI_Status st;
@@ -83,11 +106,11 @@ static void check_range(MPI_File fh, long long off, long long len, int all, cons
     CT_MPI(MPI_File_read_at(fh, off, buf, (int)len, MPI_BYTE, &st));
     MPI_Get_count(&st, MPI_BYTE, &got);
     for (long long i = off; i < off + len; i++) {
-        if (!all && owner_of_byte(i) != ct_rank)
+        if ((seen == OWN && owner_of_byte(i) != ct_rank) || (seen == UNWRITTEN && written[i]))
             continue;
         unsigned char want = i < model_size ? model[i] : 0;
         if (i - off >= got) { /* past the end this process knows: nothing of its own there */
-            if (!all && i < model_size && model[i] != 0) {
+            if (seen == OWN && i < model_size && model[i] != 0) {
                 ct_error("%s: read of %lld at %lld returned %d bytes, byte %lld is missing", what,
                          len, off, got, i);
                 break;
@@ -124,61 +147,140 @@ static void set_info(MPI_File fh, const char *key, long long value)
     MPI_Info_free(&info);
 }
 
-int main(int argc, char **argv)
+/* The handles of the run; first: the read-only one opened before the others (test_ro_first). */
+struct handles {
+    MPI_File all, self, first;
+};
+
+/* The handle rank r reads and writes its own stripes through in a step. */
+static MPI_File handle_of(const struct handles *h, int r, int through_self, int writing)
 {
-    MPI_File all, self;
+    if (epoch != NULL && epoch[r] < 0 && writing)
+        epoch[r] = through_self; /* until the next share */
+    if (epoch != NULL && epoch[r] >= 0)
+        through_self = epoch[r];
+    return through_self ? h->self : h->all;
+}
+
+/* sync-barrier-sync through the writable handles; every rank checks the file through each. */
+static void share(const struct handles *h, const char *what)
+{
+    CT_MPI(MPI_File_sync(h->self));
+    ct_sync(h->all);
+    CT_MPI(MPI_File_sync(h->self));
+    check_range(h->all, 0, model_size + 100, ALL, what);
+    check_range(h->self, 0, model_size + 100, ALL, what);
+    if (h->first != MPI_FILE_NULL) { /* no sync: ROMIO refuses it on a read-only handle */
+        check_range(h->first, 0, model_size + 100, UNWRITTEN, what);
+        for (int r = 0; r < ct_nprocs; r++)
+            epoch[r] = -1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* nobody writes the next step's bytes before all checked */
+}
+
+static void set_step(const struct handles *h, int through_self)
+{
+    long long cache = 4096LL << below(8);
+
+    if (through_self) { /* a shared cache keeps its shape; a cache of its own is rebuilt */
+        set_info(h->self, "romio_edonio_cache_size", cache);
+    } else {
+        set_info(h->all, "romio_edonio_cache_size", cache);
+        if (below(3) == 0)
+            set_info(h->all, "romio_edonio_block_size", 4096LL << below(3));
+    }
+}
+
+static void ro_step(const struct handles *h, const char *name, const char *what)
+{
+    CT_MPI(MPI_File_sync(h->self));
+    ct_sync(h->all);
+    MPI_File ro = open_h(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, "8192");
+    check_range(ro, 0, model_size + 100, ALL, what);
+    CT_MPI(MPI_File_close(&ro)); /* collective: nobody writes on before all checked */
+}
+
+static void step(const struct handles *h, const char *name, int s)
+{
+    long long kind = below(100), off = below(SPAN), len = 1 + below(MAXLEN);
+    int writer = (int)below(ct_nprocs), through_self = (int)below(2);
     char what[96];
 
-    ct_init(&argc, &argv, "FILE [KEY=VALUE...] [test_seed=N] [test_ops=N]");
+    snprintf(what, sizeof(what), "step %d", s);
+    if (kind < 45) { /* every rank replays every rank's write into the model */
+        apply_write(writer, off, len, s);
+        if (writer == ct_rank)
+            do_write(handle_of(h, writer, through_self, 1), off, len);
+    } else if (kind < 80) {
+        int through_first = h->first != MPI_FILE_NULL && below(4) == 0;
+        if (writer == ct_rank && through_first)
+            check_range(h->first, off, len, UNWRITTEN, what);
+        else if (writer == ct_rank)
+            check_range(handle_of(h, writer, through_self, 0), off, len, OWN, what);
+    } else if (kind < 90) {
+        share(h, what);
+    } else if (kind < 96) {
+        set_step(h, through_self);
+    } else {
+        ro_step(h, name, what);
+    }
+}
+
+/*
+ * The handles: world then self, or (test_ro_first) a read-only world handle first, then self,
+ * then world. A read-only open needs the file: an empty one is made first.
+ */
+static void open_all(struct handles *h, const char *name, int ro_first)
+{
+    h->first = MPI_FILE_NULL;
+    if (ro_first) {
+        h->all = open_h(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, "4096");
+        CT_MPI(MPI_File_close(&h->all));
+        h->first = open_h(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, "4096");
+        h->self = open_h(MPI_COMM_SELF, name, MPI_MODE_RDWR, "4096");
+        h->all = open_h(MPI_COMM_WORLD, name, MPI_MODE_RDWR, "4096");
+        written = calloc(SPAN + MAXLEN + 100, 1);
+        epoch = malloc((size_t)ct_nprocs * sizeof(*epoch));
+        for (int r = 0; r < ct_nprocs; r++)
+            epoch[r] = -1;
+        return;
+    }
+    h->all = open_h(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, "4096");
+    h->self = open_h(MPI_COMM_SELF, name, MPI_MODE_RDWR, "4096");
+}
+
+/* Both writable handles closed, the file reopened and checked; the first handle last. */
+static void close_all(struct handles *h, const char *name)
+{
+    CT_MPI(MPI_File_close(&h->self));
+    CT_MPI(MPI_File_close(&h->all));
+    h->all = open_h(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, "4096");
+    check_range(h->all, 0, model_size + 100, ALL, "after close and reopen");
+    CT_MPI(MPI_File_close(&h->all));
+    if (h->first == MPI_FILE_NULL)
+        return;
+    check_range(h->first, 0, model_size + 100, UNWRITTEN, "the read-only handle, at the end");
+    CT_MPI(MPI_File_close(&h->first));
+}
+
+int main(int argc, char **argv)
+{
+    struct handles h;
+
+    ct_init(&argc, &argv, "FILE [KEY=VALUE...] [test_seed=N] [test_ops=N] [test_ro_first=1]");
     const char *name = argv[1];
     long long seed = ct_opt_ll("seed", 12345), ops = ct_opt_ll("ops", 400);
+    int ro_first = ct_opt_ll("ro_first", 0) != 0;
     rng = (unsigned long long)seed * 2654435761ULL + 1;
     model = calloc(SPAN + MAXLEN, 1);
     if (ct_rank == 0)
-        printf("seed %lld, %lld steps, %d processes\n", seed, ops, ct_nprocs);
+        printf("seed %lld, %lld steps, %d processes%s\n", seed, ops, ct_nprocs,
+               ro_first ? ", a read-only handle opened first" : "");
     ct_fresh(name);
-    all = open_h(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, "4096");
-    self = open_h(MPI_COMM_SELF, name, MPI_MODE_RDWR, "4096");
-    for (int s = 0; s < ops; s++) {
-        long long kind = below(100), off = below(SPAN), len = 1 + below(MAXLEN);
-        int writer = (int)below(ct_nprocs), through_self = (int)below(2);
-        snprintf(what, sizeof(what), "step %d", s);
-        if (kind < 45) { /* every rank replays every rank's write into the model */
-            apply_write(writer, off, len, s);
-            if (writer == ct_rank)
-                do_write(through_self ? self : all, off, len);
-        } else if (kind < 80) {
-            if (writer == ct_rank)
-                check_range(through_self ? self : all, off, len, 0, what);
-        } else if (kind < 90) {
-            CT_MPI(MPI_File_sync(self));
-            ct_sync(all);
-            CT_MPI(MPI_File_sync(self));
-            check_range(all, 0, model_size + 100, 1, what);
-            check_range(self, 0, model_size + 100, 1, what);
-            MPI_Barrier(MPI_COMM_WORLD); /* nobody writes the next step's bytes before all checked */
-        } else if (kind < 96) {
-            long long cache = 4096LL << below(8);
-            if (through_self) {
-                set_info(self, "romio_edonio_cache_size", cache); /* keeps the cache's shape */
-            } else {
-                set_info(all, "romio_edonio_cache_size", cache);
-                if (below(3) == 0)
-                    set_info(all, "romio_edonio_block_size", 4096LL << below(3));
-            }
-        } else {
-            CT_MPI(MPI_File_sync(self));
-            ct_sync(all);
-            MPI_File ro = open_h(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, "8192");
-            check_range(ro, 0, model_size + 100, 1, what);
-            CT_MPI(MPI_File_close(&ro)); /* collective: nobody writes on before all checked */
-        }
-    }
-    CT_MPI(MPI_File_close(&self));
-    CT_MPI(MPI_File_close(&all));
-    all = open_h(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, "4096");
-    check_range(all, 0, model_size + 100, 1, "after close and reopen");
-    CT_MPI(MPI_File_close(&all));
+    open_all(&h, name, ro_first);
+    for (int s = 0; s < ops; s++)
+        step(&h, name, s);
+    close_all(&h, name);
     if (ct_rank == 0) { /* and on disk */
         unsigned char *disk = malloc((size_t)model_size + 1);
         int fd = open(name, O_RDONLY);
@@ -190,5 +292,7 @@ int main(int argc, char **argv)
         free(disk);
     }
     free(model);
+    free(written);
+    free(epoch);
     return ct_finish();
 }
