@@ -75,9 +75,11 @@ struct edonio_cache {
     int nodes_shared;          /* some node has several of its processes (the same on every
                                 * process: a delivery waits until all of them are in the call) */
     int bypass;                /* MPI atomic mode across nodes: nothing is cached */
-    int all_in_call;           /* a collective flush past its delivery: every process is in the
-                                * call, so none writes this file's bytes directly; write-backs may
-                                * write a block's span, its other bytes read afresh */
+    int all_in_call;           /* a collective flush that delivers: every process is in the call,
+                                * so none writes this file's bytes directly; write-backs may write
+                                * a block's span (ad_edonio_cache_io.c, write_span) */
+    int atomic_handles;        /* this process's handles of it in MPI atomic mode: ROMIO holds
+                                * byte-range locks then, so write-backs take none of their own */
     ADIO_Offset fits;          /* the file system can hold a file this long (checked) */
     struct edonio_node node;
     unsigned char *fetch_buf;  /* one block: bytes on their way between the file and a slot */

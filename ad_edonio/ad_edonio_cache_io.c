@@ -21,6 +21,7 @@
  * undefined outside atomic mode (in atomic mode ROMIO's byte-range locks keep them apart).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,31 +126,50 @@ static unsigned char *bounce(struct edonio_cache *c)
 static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
                  int32_t slot);
 
-/*
- * Make a held slot's dirty extents one span, so that the block goes to the file in one write
- * rather than one per piece (many writers' small interleaved records leave many extents). On one
- * node every write of the block passes through this slot, so the bytes between the extents are
- * the file's: known once the slot is VALID, or read in (fetch) when there are enough extents for
- * one read to save writes. Across nodes another node may write bytes of this block to the file
- * itself (its remote cache full, doc/design.md), which a span would overwrite with old bytes: the
- * extents stay exact, except in a collective flush past its delivery (c->all_in_call), where no
- * process writes directly any more and the bytes between them are read afresh.
- */
-static void coalesce(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
-                     int32_t slot)
+/* Take a write lock on [start, start + len) of the file if it is free at once: 0, else errno. */
+static int try_write_lock(int fd_sys, ADIO_Offset start, ADIO_Offset len, short type)
 {
-    struct edonio_slot *s = edonio_slot_at(seg, slot);
-    int known = !c->nodes_apart && (s->flags & EDONIO_SLOT_VALID);
+    struct flock lock = {.l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)start,
+                         .l_len = (off_t)len};
 
-    if (s->ndirty < 2 || (c->nodes_apart && !c->all_in_call))
-        return;
-    if (!known && (s->ndirty < EDONIO_COALESCE_MIN || fetch(c, st, seg, slot) != 0))
-        return;
-    s->dirty[0].hi = s->dirty[s->ndirty - 1].hi;
-    s->ndirty = 1;
+    return fcntl(fd_sys, F_SETLK, &lock) == 0 ? 0 : errno;
 }
 
-/* Write a held slot's dirty extents to the file (as one span where coalesce can); clean on
+/*
+ * Write a held, idle slot's dirty extents as their span, in one write rather than one per piece
+ * (many writers' small interleaved records leave many extents): a read-modify-write of the span,
+ * as ROMIO's data sieving does, under a write lock on it, with the bytes between the pieces read
+ * afresh inside the lock, so that another handle or node that wrote some of them meanwhile (and
+ * another span writer, which locks too) is not overwritten with old bytes. Not done where:
+ *   - there are too few extents for one read to save writes;
+ *   - across nodes, outside a collective flush that delivers (c->all_in_call): another node may
+ *     write bytes of the block to the file directly, and takes no lock to do so;
+ *   - a handle of this cache is in atomic mode: ROMIO holds byte-range locks of this process
+ *     then, which ours would merge with and release;
+ *   - the lock is not free at once, or the file system has no locks.
+ * 1 when the span was written (*err: how), 0 when the extents must go back one by one.
+ */
+static int write_span(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
+                      int32_t slot, int *err)
+{
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi;
+    ADIO_Offset start = block_start(c, s->block) + lo;
+    unsigned char *buf = bounce(c);
+
+    if (s->ndirty < EDONIO_COALESCE_MIN || (c->nodes_apart && !c->all_in_call) ||
+        c->atomic_handles > 0 || try_write_lock(c->fd_sys, start, hi - lo, F_WRLCK) != 0)
+        return 0;
+    *err = fetch(c, st, seg, slot); /* the bytes between the pieces, as the file has them now */
+    if (*err == 0)
+        *err = ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf + lo, hi - lo);
+    if (*err == 0)
+        *err = fs_write(c, st, buf + lo, hi - lo, start);
+    try_write_lock(c->fd_sys, start, hi - lo, F_UNLCK);
+    return *err == 0;
+}
+
+/* Write a held slot's dirty extents to the file (as one span where write_span can); clean on
  * success. */
 static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
                       int32_t slot)
@@ -164,12 +184,13 @@ static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct ed
     if (buf == NULL)
         return ENOMEM;
     wait_idle(s); /* a copy into it still under way would be half written, then lost */
-    coalesce(c, st, seg, slot);
-    uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi; /* one read of their span */
-    err = ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf + lo, hi - lo);
-    for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
-        err = fs_write(c, st, buf + s->dirty[i].lo, s->dirty[i].hi - s->dirty[i].lo,
-                       start + s->dirty[i].lo);
+    if (!write_span(c, st, seg, slot, &err)) {
+        uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi; /* one read of them all */
+        err = ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf + lo, hi - lo);
+        for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
+            err = fs_write(c, st, buf + s->dirty[i].lo, s->dirty[i].hi - s->dirty[i].lo,
+                           start + s->dirty[i].lo);
+    }
     if (err == 0) {
         edonio_dirty_clear(s);
         st->writebacks++;
@@ -290,13 +311,10 @@ static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
         return EDONIO_NO_SLOT;
     }
     struct edonio_slot *s = edonio_slot_at(seg, slot);
-    if (edonio_dirty_add(s, lo, hi) != 0) { /* extents full: one span, else write them back */
-        coalesce(c, st, seg, slot);
-        if (edonio_dirty_add(s, lo, hi) != 0) {
-            if ((*err = write_back(c, st, seg, slot)) != 0)
-                return EDONIO_NO_SLOT;
-            edonio_dirty_add(s, lo, hi);
-        }
+    if (edonio_dirty_add(s, lo, hi) != 0) { /* extents full: write them back first */
+        if ((*err = write_back(c, st, seg, slot)) != 0)
+            return EDONIO_NO_SLOT;
+        edonio_dirty_add(s, lo, hi);
     }
     atomic_fetch_add_explicit(&s->busy, 1, memory_order_relaxed);
     return slot;

@@ -129,6 +129,8 @@ static void set_atomicity(ADIO_File fd, struct edonio_cache *c, ADIO_Fcntl_t *fs
     } else if (edonio_handle(fd)->collective && !fs->atomicity) {
         c->bypass = 0;
     }
+    if (*error_code == MPI_SUCCESS && !fs->atomicity != !fd->atomicity)
+        c->atomic_handles += fs->atomicity ? 1 : -1;
     if (*error_code == MPI_SUCCESS)
         ADIOI_GEN_Fcntl(fd, ADIO_FCNTL_SET_ATOMICITY, fs, error_code);
 }

@@ -172,6 +172,8 @@ static int close_cache(ADIO_File fd, struct edonio_handle *h)
         code = ADIOI_EDONIO_Flush_alone(c, &h->stats, EDONIO_FLUSH_CLOSE, myname);
     }
     ADIOI_EDONIO_Stats_report(fd);
+    if (c != NULL && fd->atomicity)
+        c->atomic_handles--;
     if (c != NULL && h->made)
         ADIOI_EDONIO_Cache_close(c); /* its processes are done with it */
     if (h->cache != NULL)

@@ -188,40 +188,22 @@ test_random() {
     test_random_ro_first
 }
 
-# run_known_bug BUG NAME LOG NP ...: run_mpi's run, which fails on a known bug: XFAIL while it
-# does (with run_mpi's reason), PASS once the bug is fixed.
-run_known_bug() {
-    local bug=$1 name=$2 before=$failed line
-    shift
-    run_mpi "$@" >"$work/known-bug.out" # not in a subshell: run_mpi counts
-    line=$(cat "$work/known-bug.out")
-    if [ "$failed" -gt "$before" ]; then
-        failed=$before
-        line=${line#"FAIL $name ("}
-        xfail "$name" "known bug: $bug; ${line%)}"
-    else
-        echo "$line"
-    fi
-}
-
 # 13b. The same with a read-only world handle opened first, then the self handle, then the world
 # handle (issue 12's pattern; each gets a cache of its own; test_ro_first in t_random.c). Seen to
 # fail (at 1 rank, on 2 nodes, with shared_memory=false) while a handle opened later shared the
-# read-only cache: after the writers' close, the reopened file read bytes from before it.
-# Known bug: with several ranks, each self handle has a cache of its own, and since e0e9b5f a
-# cache's write-back of a block written in several pieces writes the span between them with the
-# bytes it fetched, over what other ranks wrote to that block through their own caches
-# (ad_edonio_cache_io.c, coalesce). It loses bytes at seed 6 every time, at seed 10 now and then;
-# seed 8 (2 nodes) is exposed the same way but has not failed yet.
+# read-only cache: after the writers' close, the reopened file read bytes from before it. Seen to
+# fail too (seed 6 every time, seed 10 now and then) while a write-back wrote a block's span with
+# bytes fetched earlier, over what other ranks had written to the block through caches of their
+# own: a span is now written under a byte-range lock with those bytes read afresh (write_span).
 test_random_ro_first() {
-    local ro=test_ro_first=1 bug="coalesce writes fetched bytes over another cache's writes"
+    local ro=test_ro_first=1
     run_mpi "cache/random ro-first seed=9 np=1" "$work/random-ro-1.log" 1 "${edonio[@]}" -- \
         "$bin/t_random" "$data/random-ro-1" test_seed=9 "$ro"
-    run_known_bug "$bug" "cache/random ro-first seed=6 np=3" "$work/random-ro-3.log" 3 \
+    run_mpi "cache/random ro-first seed=6 np=3" "$work/random-ro-3.log" 3 \
         "${edonio[@]}" -- "$bin/t_random" "$data/random-ro-3" test_seed=6 "$ro"
-    run_known_bug "$bug" "cache/random ro-first seed=8 2-nodes np=4" "$work/random-ro-nodes.log" \
+    run_mpi "cache/random ro-first seed=8 2-nodes np=4" "$work/random-ro-nodes.log" \
         4 "${edonio[@]}" "${nodes[@]}" -- "$bin/t_random" "$data/random-ro-nodes" test_seed=8 "$ro"
-    run_known_bug "$bug" "cache/random ro-first seed=10 shared_memory=false np=3" \
+    run_mpi "cache/random ro-first seed=10 shared_memory=false np=3" \
         "$work/random-ro-noshm.log" 3 "${edonio[@]}" -- "$bin/t_random" "$data/random-ro-noshm" \
         test_seed=10 "$ro" romio_edonio_shared_memory=false
 }
