@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -24,10 +25,13 @@ enum { MAX_FD = 4096 };
 
 enum { NCALLS = 5 };
 
-static char names[MAX_FD][256]; /* what each descriptor was opened as */
+/* What each descriptor was opened as, whole: a checkout at a long path makes long names, and a
+ * name cut short would no longer contain the part a fault is armed for (PATH_MAX each: untouched
+ * pages cost nothing). */
+static char names[MAX_FD][PATH_MAX];
 static const char *const calls[NCALLS] = {"open", "pwrite", "pread", "ftruncate", "fsync"};
 static struct {
-    char part[256];
+    char part[PATH_MAX];
     int err;
     long long count;
 } armed[NCALLS]; /* by the call's index in calls */
