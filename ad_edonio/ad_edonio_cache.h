@@ -80,6 +80,8 @@ struct edonio_cache {
                                 * a block's span (ad_edonio_cache_io.c, write_span) */
     int atomic_handles;        /* this process's handles of it in MPI atomic mode: ROMIO holds
                                 * byte-range locks then, so write-backs take none of their own */
+    int no_locks;              /* the file system refused a byte-range lock: write-backs go
+                                * unlocked, and never as spans */
     ADIO_Offset fits;          /* the file system can hold a file this long (checked) */
     struct edonio_node node;
     unsigned char *fetch_buf;  /* one block: bytes on their way between the file and a slot */

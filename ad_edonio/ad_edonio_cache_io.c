@@ -126,27 +126,61 @@ static unsigned char *bounce(struct edonio_cache *c)
 static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
                  int32_t slot);
 
-/* Take a write lock on [start, start + len) of the file if it is free at once: 0, else errno. */
-static int try_write_lock(int fd_sys, ADIO_Offset start, ADIO_Offset len, short type)
+/*
+ * A byte-range write lock on what a write-back writes (doc/design.md, "Write-back"): a span
+ * write-back reads the bytes between its pieces and writes them again, and every other write-back
+ * of every edonio cache of the file takes the same lock, so that none lands in between. 1 when
+ * taken (wait: wait for it, else only if free at once); 0, and no lock, where a handle of this
+ * cache is in atomic mode (ROMIO holds this process's locks then, which ours would merge with and
+ * release) or the file system has none (c->no_locks: span write-backs are off there).
+ */
+static int lock_range(struct edonio_cache *c, ADIO_Offset start, ADIO_Offset len, int wait)
 {
-    struct flock lock = {.l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)start,
+    struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)start,
                          .l_len = (off_t)len};
 
-    return fcntl(fd_sys, F_SETLK, &lock) == 0 ? 0 : errno;
+    if (c->no_locks || c->atomic_handles > 0)
+        return 0;
+    while (fcntl(c->fd_sys, wait ? F_SETLKW : F_SETLK, &lock) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno != EAGAIN && errno != EACCES && errno != EDEADLK)
+            c->no_locks = 1; /* ENOLCK, ENOSYS, EOPNOTSUPP, EINVAL: no locks here */
+        return 0;
+    }
+    return 1;
+}
+
+static void unlock_range(struct edonio_cache *c, ADIO_Offset start, ADIO_Offset len)
+{
+    struct flock lock = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = (off_t)start,
+                         .l_len = (off_t)len};
+
+    fcntl(c->fd_sys, F_SETLK, &lock);
+}
+
+/* Write block bytes to the file under the write-back lock (lock_range). errno or 0. */
+static int locked_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
+                        size_t len, ADIO_Offset off)
+{
+    int locked = lock_range(c, off, (ADIO_Offset)len, 1), err = fs_write(c, st, buf, len, off);
+
+    if (locked)
+        unlock_range(c, off, (ADIO_Offset)len);
+    return err;
 }
 
 /*
  * Write a held, idle slot's dirty extents as their span, in one write rather than one per piece
  * (many writers' small interleaved records leave many extents): a read-modify-write of the span,
  * as ROMIO's data sieving does, under a write lock on it, with the bytes between the pieces read
- * afresh inside the lock, so that another handle or node that wrote some of them meanwhile (and
- * another span writer, which locks too) is not overwritten with old bytes. Not done where:
+ * afresh inside the lock, so that what another handle or node wrote there is not overwritten with
+ * old bytes (their write-backs take the lock too). Not done where:
  *   - there are too few extents for one read to save writes;
  *   - across nodes, outside a collective flush that delivers (c->all_in_call): another node may
  *     write bytes of the block to the file directly, and takes no lock to do so;
- *   - a handle of this cache is in atomic mode: ROMIO holds byte-range locks of this process
- *     then, which ours would merge with and release;
- *   - the lock is not free at once, or the file system has no locks.
+ *   - a handle of this cache is in atomic mode, or the file system has no locks (lock_range);
+ *   - the lock is not free at once (another write-back of the range under way).
  * 1 when the span was written (*err: how), 0 when the extents must go back one by one.
  */
 static int write_span(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
@@ -158,14 +192,14 @@ static int write_span(struct edonio_cache *c, struct edonio_stats *st, struct ed
     unsigned char *buf = bounce(c);
 
     if (s->ndirty < EDONIO_COALESCE_MIN || (c->nodes_apart && !c->all_in_call) ||
-        c->atomic_handles > 0 || try_write_lock(c->fd_sys, start, hi - lo, F_WRLCK) != 0)
+        !lock_range(c, start, hi - lo, 0))
         return 0;
     *err = fetch(c, st, seg, slot); /* the bytes between the pieces, as the file has them now */
     if (*err == 0)
         *err = ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf + lo, hi - lo);
     if (*err == 0)
         *err = fs_write(c, st, buf + lo, hi - lo, start);
-    try_write_lock(c->fd_sys, start, hi - lo, F_UNLCK);
+    unlock_range(c, start, hi - lo);
     return *err == 0;
 }
 
@@ -186,10 +220,13 @@ static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct ed
     wait_idle(s); /* a copy into it still under way would be half written, then lost */
     if (!write_span(c, st, seg, slot, &err)) {
         uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi; /* one read of them all */
+        int locked = lock_range(c, start + lo, hi - lo, 1);
         err = ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf + lo, hi - lo);
         for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
             err = fs_write(c, st, buf + s->dirty[i].lo, s->dirty[i].hi - s->dirty[i].lo,
                            start + s->dirty[i].lo);
+        if (locked)
+            unlock_range(c, start + lo, hi - lo);
     }
     if (err == 0) {
         edonio_dirty_clear(s);
@@ -307,7 +344,7 @@ static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
 
     *err = 0;
     if (slot_for(c, st, seg, block, &slot) != 0) {
-        *err = fs_write(c, st, in, hi - lo, block_start(c, block) + lo);
+        *err = locked_write(c, st, in, hi - lo, block_start(c, block) + lo);
         return EDONIO_NO_SLOT;
     }
     struct edonio_slot *s = edonio_slot_at(seg, slot);
