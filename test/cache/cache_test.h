@@ -226,6 +226,18 @@ static inline void ct_read_at(MPI_File fh, long long off, void *buf, long long l
              what, len, off, count, expect);
 }
 
+/* The file's first size bytes, read in one call, must be want's. */
+static inline void ct_read_check(MPI_File fh, const unsigned char *want, long long size,
+                                 const char *what)
+{
+    unsigned char *buf = malloc((size_t)size + 1);
+
+    memset(buf, 0xee, (size_t)size);
+    ct_read_at(fh, 0, buf, size, size, what);
+    ct_compare(what, buf, want, 0, size);
+    free(buf);
+}
+
 static inline void ct_write_at(MPI_File fh, long long off, const void *buf, long long len,
                                const char *what)
 {

@@ -33,16 +33,6 @@ static void write_pass(MPI_File fh, const unsigned char *want, int pass)
             ct_write_at(fh, i * REC, want + i * REC, REC, "record");
 }
 
-static void read_back(MPI_File fh, const unsigned char *want, long long size, const char *what)
-{
-    unsigned char *buf = malloc((size_t)size);
-
-    memset(buf, 0xee, (size_t)size);
-    ct_read_at(fh, 0, buf, size, size, what);
-    ct_compare(what, buf, want, 0, size);
-    free(buf);
-}
-
 int main(int argc, char **argv)
 {
     MPI_File fh;
@@ -73,10 +63,10 @@ int main(int argc, char **argv)
         printf("%d blocks of %d pieces: %lld file-system writes (summed over ranks)\n", NBLOCKS,
                BS / REC, fs_writes);
     CT_CHECK(fs_writes <= 2 * NBLOCKS, "small pieces of a block went to the file one by one");
-    read_back(fh, want, end, "after sync");
+    ct_read_check(fh, want, end, "after sync");
     CT_MPI(MPI_File_close(&fh));
     CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDONLY, info, &fh));
-    read_back(fh, want, end, "after reopen");
+    ct_read_check(fh, want, end, "after reopen");
     CT_MPI(MPI_File_close(&fh));
     MPI_Info_free(&info);
     free(want);

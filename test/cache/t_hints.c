@@ -229,16 +229,6 @@ static void expect_hint(MPI_File fh, const char *key, long long want, const char
     CT_CHECK(v == want, "%s: %s is %lld, expected %lld", what, key, v, want);
 }
 
-static void check_data(MPI_File fh, const unsigned char *want, long long size, const char *what)
-{
-    unsigned char *buf = malloc((size_t)size);
-
-    memset(buf, 0xee, (size_t)size);
-    ct_read_at(fh, 0, buf, size, size, what);
-    ct_compare(what, buf, want, 0, size);
-    free(buf);
-}
-
 static void set_info_one(MPI_File fh, const char *key, const char *value)
 {
     MPI_Info info;
@@ -278,14 +268,14 @@ static void set_info(const char *filename)
             ct_write_at(fh, c * 3000, want + c * 3000,
                         (c + 1) * 3000 <= size ? 3000 : size - c * 3000, "record");
     ct_share(fh);
-    check_data(fh, want, size, "before MPI_File_set_info");
+    ct_read_check(fh, want, size, "before MPI_File_set_info");
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* A cache of 2 blocks per process, smaller than the data. */
     set_info_one(fh, "romio_edonio_cache_size", "32768");
     expect_hint(fh, "romio_edonio_cache_size", 32 * KIB, "set_info cache 32 KiB");
     expect_hint(fh, "romio_edonio_block_size", 16 * KIB, "set_info cache 32 KiB");
-    check_data(fh, want, size, "after set_info cache 32 KiB");
+    ct_read_check(fh, want, size, "after set_info cache 32 KiB");
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* Written after the rebuild, then rebuilt again with another block size. */
@@ -297,24 +287,24 @@ static void set_info(const char *filename)
     set_info_one(fh, "romio_edonio_block_size", "32768");
     expect_hint(fh, "romio_edonio_block_size", 32 * KIB, "set_info block 32 KiB");
     expect_hint(fh, "romio_edonio_cache_size", 32 * KIB, "set_info block 32 KiB");
-    check_data(fh, want, size, "after set_info block 32 KiB");
+    ct_read_check(fh, want, size, "after set_info block 32 KiB");
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* An invalid value falls back to the default here too. */
     set_info_one(fh, "romio_edonio_cache_size", "abc");
     expect_hint(fh, "romio_edonio_cache_size", DEF_CACHE, "set_info cache 'abc'");
-    check_data(fh, want, size, "after set_info cache 'abc'");
+    ct_read_check(fh, want, size, "after set_info cache 'abc'");
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* The same shape again: nothing to rebuild, still fine. */
     set_info_one(fh, "romio_edonio_cache_size", "67108864");
     expect_hint(fh, "romio_edonio_cache_size", DEF_CACHE, "set_info the same cache size");
-    check_data(fh, want, size, "after set_info the same cache size");
+    ct_read_check(fh, want, size, "after set_info the same cache size");
     ct_expect_size(fh, size, "after the set_infos");
     CT_MPI(MPI_File_close(&fh));
 
     CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
-    check_data(fh, want, size, "reopened after the set_infos");
+    ct_read_check(fh, want, size, "reopened after the set_infos");
     CT_MPI(MPI_File_close(&fh));
     free(want);
 }
@@ -343,7 +333,7 @@ static void uneven(const char *filename)
     CT_MPI(MPI_File_set_info(fh, info));
     MPI_Info_free(&info);
     expect_hint(fh, "romio_edonio_cache_size", 512 * KIB, "rank 0's new cache size");
-    check_data(fh, want, size, "after an uneven set_info");
+    ct_read_check(fh, want, size, "after an uneven set_info");
     CT_MPI(MPI_File_close(&fh));
     free(want);
 }
