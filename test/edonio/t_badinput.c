@@ -32,11 +32,12 @@ struct ctx {
     char ro_name[PATH_BYTES];   /* an existing file, opened read-only */
     char scratch[PATH_BYTES];   /* a file a case may create and delete */
     MPI_File keep;
-    MPI_Datatype uncommitted; /* built, never committed */
-    MPI_Datatype decreasing;  /* a filetype whose displacements go down */
-    const char *file;         /* the file the current case's error should name, or NULL */
-    int names_file;           /* BADINPUT_NAMES_FILE=1 */
-    int on_stock;             /* BADINPUT_STOCK=1: the stock MPICH library runs this */
+    MPI_Datatype uncommitted;  /* built, never committed */
+    MPI_Datatype decreasing;   /* a filetype whose displacements go down */
+    const char *file;          /* the file the current case's error should name, or NULL */
+    char file_buf[PATH_BYTES]; /* a copy of it: cases build names in arrays of their own */
+    int names_file;            /* BADINPUT_NAMES_FILE=1 */
+    int on_stock;              /* BADINPUT_STOCK=1: the stock MPICH library runs this */
     int errors;
 };
 
@@ -68,7 +69,8 @@ static void path(char *dst, const struct ctx *c, const char *leaf)
 
 static int open_file(struct ctx *c, const char *name, int amode, MPI_Info info, MPI_File *fh)
 {
-    c->file = name;
+    snprintf(c->file_buf, sizeof(c->file_buf), "%s", name);
+    c->file = c->file_buf;
     return MPI_File_open(MPI_COMM_WORLD, name, amode, info, fh);
 }
 
