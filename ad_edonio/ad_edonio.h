@@ -39,6 +39,16 @@ enum edonio_coll_path {
     EDONIO_COLL_PATH_EXCHANGE, /* always the exchange with the owners */
 };
 
+/*
+ * What a read of a block that this node does not cache brings into the cache
+ * (romio_edonio_read_fill; doc/hints.md).
+ */
+enum edonio_read_fill {
+    EDONIO_READ_FILL_AUTO,  /* none on a local file system with a page cache, else block */
+    EDONIO_READ_FILL_BLOCK, /* the whole block, into a slot: later reads of it hit */
+    EDONIO_READ_FILL_NONE,  /* nothing: only the bytes asked, from the file into the buffer */
+};
+
 /* The hints in effect (the same on every process of a cache: rank 0's values win). */
 struct edonio_hints {
     long long block_size;            /* romio_edonio_block_size */
@@ -50,6 +60,7 @@ struct edonio_hints {
     int shared_memory;               /* romio_edonio_shared_memory: 0 = every process a node */
     enum edonio_atomicity atomicity; /* romio_edonio_atomicity */
     enum edonio_coll_path coll_path; /* romio_edonio_coll_path */
+    enum edonio_read_fill read_fill; /* romio_edonio_read_fill: never auto in a cache's hints */
 };
 
 /* What edonio did for one handle on one process (summed over processes at close). */
@@ -144,6 +155,8 @@ int ADIOI_EDONIO_Agree_max(MPI_Comm comm, const char *myname, const char *filena
 int ADIOI_EDONIO_Lock_range(int fd_sys, int type, ADIO_Offset start, ADIO_Offset len);
 void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h);
 void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h);
+/* read_fill as it applies to the file open on fd_sys: auto decided by its file system. */
+enum edonio_read_fill ADIOI_EDONIO_Read_fill(enum edonio_read_fill asked, int fd_sys);
 void ADIOI_EDONIO_Stats_report(ADIO_File fd);
 void ADIOI_EDONIO_Stats_info(ADIO_File fd);
 void ADIOI_EDONIO_Refresh_info(MPI_File fh);

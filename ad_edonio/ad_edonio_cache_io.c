@@ -368,11 +368,27 @@ static int copy_slot(struct edonio_cache *c, struct edonio_segment *seg, int32_t
     return err;
 }
 
+/*
+ * Does a read of block from a held segment go to the file alone (romio_edonio_read_fill=none, and
+ * the block not cached)? Then the file has every byte of it that this node wrote: a block leaves
+ * the cache only once its dirty bytes are written back.
+ */
+static int read_through(struct edonio_cache *c, struct edonio_stats *st,
+                        struct edonio_segment *seg, int64_t block)
+{
+    if (c->hints.read_fill != EDONIO_READ_FILL_NONE || edonio_lookup(seg, block) != EDONIO_NO_SLOT)
+        return 0;
+    st->misses++;
+    return 1;
+}
+
 /* The same, copying under the lock (the owner applying many pieces in a collective call). */
 static int read_held(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
                      int64_t block, uint32_t lo, uint32_t hi, void *out)
 {
     int err;
+    if (read_through(c, st, seg, block))
+        return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
     int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
 
     return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, out, hi - lo, 0);
@@ -394,6 +410,15 @@ static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t b
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
     int err;
+
+    if (read_through(c, st, seg, block)) {
+        /*
+         * The segment is let go before the file is read: a block evicted meanwhile was written
+         * back first; one written meanwhile is a concurrent conflicting access (MPI-3.1 13.6.1).
+         */
+        ADIOI_EDONIO_Node_release(seg);
+        return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
+    }
     int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
 
     ADIOI_EDONIO_Node_release(seg);
@@ -424,8 +449,9 @@ static int cached(struct edonio_cache *c, int64_t block)
 /*
  * After a direct transfer of block (its bytes in buf): a clean copy someone cached meanwhile from
  * the file's old bytes is dropped (one written since is newer, or the two writes were concurrent
- * and either may win). A block read is kept, clean, in a free slot, for the reads that follow;
- * a block written is not: what a write streams out, the cache cannot help.
+ * and either may win). A block read is kept, clean, in a free slot, for the reads that follow
+ * (romio_edonio_read_fill=block); a block written is not: what a write streams out, the cache
+ * cannot help.
  */
 static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf, int writing)
 {
@@ -435,7 +461,7 @@ static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf
     if (slot != EDONIO_NO_SLOT) {
         if (writing && edonio_slot_at(seg, slot)->ndirty == 0)
             drop(seg, slot);
-    } else if (!writing && seg->nused < seg->limit) {
+    } else if (!writing && c->hints.read_fill == EDONIO_READ_FILL_BLOCK && seg->nused < seg->limit) {
         slot = edonio_insert(seg, block);
         if (ADIOI_EDONIO_Slot_put(c, seg, slot, 0, buf, seg->block_size) == 0)
             edonio_mark_valid(edonio_slot_at(seg, slot));

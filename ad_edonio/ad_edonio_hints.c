@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 
 #include "ad_edonio_cache.h"
 #include "adioi.h"
@@ -30,10 +31,12 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
     h->shared_memory = 1;
     h->atomicity = EDONIO_ATOMIC_RANK_ORDER;
     h->coll_path = EDONIO_COLL_PATH_AUTO;
+    h->read_fill = EDONIO_READ_FILL_AUTO;
 }
 
 static const char *const atomicity_names[] = {"rank_order", "graph_coloring", "locking"};
 static const char *const coll_path_names[] = {"auto", "exchange"};
+static const char *const read_fill_names[] = {"auto", "block", "none"};
 
 /* The value of key in info, into value (MPI_MAX_INFO_VAL + 1 bytes); 0 when absent. */
 static int get_value(MPI_Info info, const char *key, char *value)
@@ -132,6 +135,9 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     b = get_name(info, "romio_edonio_coll_path", coll_path_names, 2);
     if (b != -1)
         h->coll_path = (enum edonio_coll_path)b;
+    b = get_name(info, "romio_edonio_read_fill", read_fill_names, 3);
+    if (b != -1)
+        h->read_fill = (enum edonio_read_fill)b;
     /* A cache smaller than a block falls back; a remote cache holds at least one block. */
     if (h->cache_size < h->block_size)
         h->cache_size = d.cache_size >= h->block_size ? d.cache_size : h->block_size;
@@ -159,8 +165,43 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
     info_set_ll(fd, "romio_edonio_direct_threshold", h->direct_threshold);
     ADIOI_Info_set(fd->info, "romio_edonio_atomicity", atomicity_names[h->atomicity]);
     ADIOI_Info_set(fd->info, "romio_edonio_coll_path", coll_path_names[h->coll_path]);
+    ADIOI_Info_set(fd->info, "romio_edonio_read_fill", read_fill_names[h->read_fill]);
     ADIOI_Info_set(fd->info, EDONIO_VERSION_KEY, edonio_version());
     ADIOI_Info_set(fd->info, EDONIO_ROMIO_VERSION_KEY, edonio_romio_version());
+}
+
+/*
+ * File systems whose files the kernel caches in its page cache on this node, where reading a
+ * whole block to serve a few bytes of it costs a second copy and gains nothing: the next read
+ * of the block is a page-cache hit for ufs too. Elsewhere (parallel and network file systems,
+ * FUSE) every operation costs a round trip, and a block read once serves many.
+ */
+static int page_cached(int fd_sys)
+{
+    static const unsigned long local[] = {
+        0xEF53UL,     /* ext2, ext3, ext4 */
+        0x58465342UL, /* xfs */
+        0x9123683EUL, /* btrfs */
+        0x01021994UL, /* tmpfs */
+        0xF2F52010UL, /* f2fs */
+        0x2FC12FC1UL, /* zfs */
+        0x794C7630UL, /* overlayfs */
+    };
+    struct statfs sb;
+
+    if (fd_sys < 0 || fstatfs(fd_sys, &sb) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+        if ((unsigned long)sb.f_type == local[i])
+            return 1;
+    return 0;
+}
+
+enum edonio_read_fill ADIOI_EDONIO_Read_fill(enum edonio_read_fill asked, int fd_sys)
+{
+    if (asked != EDONIO_READ_FILL_AUTO)
+        return asked;
+    return page_cached(fd_sys) ? EDONIO_READ_FILL_NONE : EDONIO_READ_FILL_BLOCK;
 }
 
 static int same_shape(const struct edonio_hints *a, const struct edonio_hints *b)
@@ -202,8 +243,11 @@ static int change(ADIO_File fd, struct edonio_handle *h, struct edonio_hints *wa
         h->hints.remote_cache_size = kept.remote_cache_size;
         h->hints.shared_memory = kept.shared_memory;
     }
-    if (c != NULL)
+    if (c != NULL) {
         c->hints.direct_threshold = h->hints.direct_threshold;
+        c->hints.read_fill = h->hints.read_fill =
+            ADIOI_EDONIO_Read_fill(want->read_fill, c->fd_sys);
+    }
     if (code == MPI_SUCCESS && preload_now && c != NULL && h->collective)
         code = ADIOI_EDONIO_Preload(fd);
     return code;

@@ -164,7 +164,10 @@ static int close_cache(ADIO_File fd, struct edonio_handle *h)
     struct edonio_cache *c = ADIOI_EDONIO_Cache_of(fd);
     int code = MPI_SUCCESS;
 
-    if (c != NULL && h->collective) {
+    if (c != NULL && (fd->access_mode & ADIO_RDONLY)) {
+        /* Nothing of this handle's to write (every process opened it with the same mode): the
+         * close needs no agreement, as ufs's needs none. */
+    } else if (c != NULL && h->collective) {
         struct edonio_flush f = {fd->comm, &h->stats, ADIOI_EDONIO_Coll_budget(fd),
                                  h->hints.flush_groups, EDONIO_FLUSH_CLOSE, myname};
         code = ADIOI_EDONIO_Flush_all(c, &f);

@@ -201,6 +201,9 @@ test_random_ro_first() {
         "$bin/t_random" "$data/random-ro-1" test_seed=9 "$ro"
     run_mpi "cache/random ro-first seed=6 np=3" "$work/random-ro-3.log" 3 \
         "${edonio[@]}" -- "$bin/t_random" "$data/random-ro-3" test_seed=6 "$ro"
+    run_mpi "cache/random ro-first seed=6 read_fill=block np=3" "$work/random-ro-3b.log" 3 \
+        "${edonio[@]}" -- "$bin/t_random" "$data/random-ro-3b" test_seed=6 "$ro" \
+        romio_edonio_read_fill=block
     run_mpi "cache/random ro-first seed=8 2-nodes np=4" "$work/random-ro-nodes.log" \
         4 "${edonio[@]}" "${nodes[@]}" -- "$bin/t_random" "$data/random-ro-nodes" test_seed=8 "$ro"
     run_mpi "cache/random ro-first seed=10 shared_memory=false np=3" \
@@ -215,7 +218,12 @@ run_all_np t_size 1
 run_all_np t_sparse 1
 test_evict
 run_all_np t_fragments 1
-run_all_np t_remote 1
+run_all_np t_remote 1 romio_edonio_read_fill=block
+run_mpi "cache/remote read_fill=none np=3" "$work/remote-none.log" 3 "${edonio[@]}" -- \
+    "$bin/t_remote" "$data/remote-none" romio_edonio_read_fill=none
+run_mpi "cache/remote read_fill=none 2-nodes np=4" "$work/remote-none-nodes.log" 4 \
+    "${edonio[@]}" "${nodes[@]}" -- "$bin/t_remote" "$data/remote-none-nodes" \
+    romio_edonio_read_fill=none
 run_all_np t_preload 1
 test_hints
 test_wronly_noread

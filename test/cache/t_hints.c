@@ -15,11 +15,17 @@
  * rebuilds the cache: get_info reports the new value and the data written before, never synced,
  * is all still there, also after close.
  *
+ * romio_edonio_read_fill: auto (and an invalid value) is reported as what it decided for the
+ * file's file system (none on a local one with a page cache, block elsewhere), block and none as
+ * asked, set_info changes it, and the file reads right each way.
+ *
  * "uneven": the cache's shape is rank 0's (doc/hints.md); MPI_File_set_info where only rank 0
  * asks for a new cache size must still leave every rank with the same, working cache.
  */
 #include "cache_test.h"
 
+#include <strings.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #define KIB       1024LL
@@ -309,6 +315,70 @@ static void set_info(const char *filename)
     free(want);
 }
 
+/* What romio_edonio_read_fill=auto must decide for filename's file system (doc/hints.md). */
+static const char *auto_fill(const char *filename)
+{
+    static const long local[] = {0xEF53, 0x58465342, 0x9123683E, 0x01021994, 0xF2F52010,
+                                 0x2FC12FC1, 0x794C7630};
+    struct statfs sb;
+
+    if (statfs(filename, &sb) != 0)
+        return "block";
+    for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+        if ((unsigned long)sb.f_type == (unsigned long)local[i])
+            return "none";
+    return "block";
+}
+
+static void expect_fill(MPI_File fh, const char *want, const char *what)
+{
+    char v[MPI_MAX_INFO_VAL + 1];
+
+    CT_CHECK(strcmp(ct_get(fh, "romio_edonio_read_fill", v), want) == 0,
+             "%s: romio_edonio_read_fill is '%s', expected '%s'", what, v, want);
+}
+
+/* romio_edonio_read_fill at open and by set_info; the file reads right each way. */
+static void read_fill(const char *filename)
+{
+    const char *asked[] = {NULL, "auto", "AUTO", "bogus", "block", "none", "Block"};
+    long long size = 5 * DEF_BLOCK + 333;
+    unsigned char *want = malloc((size_t)size);
+    MPI_File fh;
+
+    for (long long i = 0; i < size; i++)
+        want[i] = ct_pattern(i, 3);
+    ct_fresh(filename);
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                         MPI_INFO_NULL, &fh));
+    if (ct_rank == 0)
+        ct_write_at(fh, 0, want, size, "read_fill data");
+    CT_MPI(MPI_File_close(&fh));
+    const char *decided = auto_fill(filename);
+    for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+        const char *expect = asked[i] == NULL || strcasecmp(asked[i], "block") ? decided : "block";
+        if (asked[i] != NULL && strcmp(asked[i], "none") == 0)
+            expect = "none";
+        MPI_Info info = asked[i] ? ct_info("romio_edonio_read_fill", asked[i], NULL)
+                                 : MPI_INFO_NULL;
+        char what[64];
+        snprintf(what, sizeof(what), "read_fill '%s' at open", asked[i] ? asked[i] : "(none)");
+        CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDWR, info, &fh));
+        expect_fill(fh, expect, what);
+        ct_read_check(fh, want, size, what);
+        ct_read_check(fh, want, size, what); /* again: from the cache or the file */
+        set_info_one(fh, "romio_edonio_read_fill", strcmp(expect, "none") ? "none" : "block");
+        expect_fill(fh, strcmp(expect, "none") ? "none" : "block", "after set_info");
+        ct_read_check(fh, want, size, "after set_info read_fill");
+        CT_MPI(MPI_File_close(&fh));
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
+    }
+    if (ct_rank == 0)
+        printf("read_fill: auto decides '%s' here\n", decided);
+    free(want);
+}
+
 /* Only rank 0 asks for a new cache size: rank 0's values win, as at open. */
 static void uneven(const char *filename)
 {
@@ -355,6 +425,7 @@ int main(int argc, char **argv)
         ct_fresh(argv[1]);
         world_cases(argv[1]);
         set_info(argv[1]);
+        read_fill(argv[1]);
     }
     return ct_finish();
 }
