@@ -132,7 +132,9 @@ int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me);
  */
 void ADIOI_EDONIO_Node_attach(struct edonio_cache *c, const struct edonio_peer *all);
 void ADIOI_EDONIO_Node_detach(struct edonio_cache *c);
-/* The segment that caches block on this node, locked; and unlocked. */
+/* The segment that caches block on this node (not locked: edonio_may_hold only); locked; and
+ * unlocked. */
+struct edonio_segment *ADIOI_EDONIO_Node_segment(struct edonio_cache *c, int64_t block);
 struct edonio_segment *ADIOI_EDONIO_Node_hold(struct edonio_cache *c, int64_t block);
 void ADIOI_EDONIO_Node_release(struct edonio_segment *seg);
 void ADIOI_EDONIO_Node_lock(struct edonio_segment *seg);

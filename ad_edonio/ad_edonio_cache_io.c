@@ -408,9 +408,14 @@ static int write_held(struct edonio_cache *c, struct edonio_stats *st, struct ed
 static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block, uint32_t lo,
                       uint32_t hi, char *out)
 {
-    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_segment(c, block);
     int err;
 
+    if (c->hints.read_fill == EDONIO_READ_FILL_NONE && !edonio_may_hold(seg, block)) {
+        st->misses++; /* not cached, and no lock taken to know it */
+        return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
+    }
+    ADIOI_EDONIO_Node_lock(seg);
     if (read_through(c, st, seg, block)) {
         /*
          * The segment is let go before the file is read: a block evicted meanwhile was written

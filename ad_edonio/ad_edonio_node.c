@@ -347,11 +347,17 @@ static int remote_holder(const struct edonio_node *n, int64_t block)
     return (int)(mix(0, (uint64_t)block) % (uint64_t)n->n);
 }
 
-struct edonio_segment *ADIOI_EDONIO_Node_hold(struct edonio_cache *c, int64_t block)
+struct edonio_segment *ADIOI_EDONIO_Node_segment(struct edonio_cache *c, int64_t block)
 {
     struct edonio_node *n = &c->node;
     int i = n->index[edonio_owner(block, c->nprocs)];
-    struct edonio_segment *seg = i >= 0 ? n->own[i] : n->remote[remote_holder(n, block)];
+
+    return i >= 0 ? n->own[i] : n->remote[remote_holder(n, block)];
+}
+
+struct edonio_segment *ADIOI_EDONIO_Node_hold(struct edonio_cache *c, int64_t block)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_segment(c, block);
 
     ADIOI_EDONIO_Node_lock(seg);
     return seg;

@@ -97,6 +97,14 @@ static int32_t bucket_of(const struct edonio_segment *seg, int64_t block)
     return (int32_t)(h >> 32) & (seg->nbuckets - 1);
 }
 
+int edonio_may_hold(const struct edonio_segment *seg, int64_t block)
+{
+    const int32_t *head =
+        (const int32_t *)((const char *)seg + seg->buckets_offset) + bucket_of(seg, block);
+
+    return __atomic_load_n(head, __ATOMIC_ACQUIRE) != 0;
+}
+
 int32_t edonio_lookup(struct edonio_segment *seg, int64_t block)
 {
     int32_t i = buckets(seg)[bucket_of(seg, block)] - 1;
@@ -171,7 +179,7 @@ int32_t edonio_insert(struct edonio_segment *seg, int64_t block)
     atomic_store_explicit(&s->busy, 0, memory_order_relaxed);
     b = bucket_of(seg, block);
     s->hash_next = buckets(seg)[b] - 1;
-    buckets(seg)[b] = slot + 1;
+    __atomic_store_n(&buckets(seg)[b], slot + 1, __ATOMIC_RELEASE); /* edonio_may_hold */
     s->lru_prev = s->lru_next = EDONIO_NO_SLOT;
     lru_push_head(seg, slot);
     seg->nused++;
@@ -193,7 +201,7 @@ static void hash_unlink(struct edonio_segment *seg, int32_t slot)
     int32_t *link = &buckets(seg)[bucket_of(seg, edonio_slot_at(seg, slot)->block)];
 
     if (*link - 1 == slot) {
-        *link = edonio_slot_at(seg, slot)->hash_next + 1;
+        __atomic_store_n(link, edonio_slot_at(seg, slot)->hash_next + 1, __ATOMIC_RELEASE);
         return;
     }
     int32_t i = *link - 1;

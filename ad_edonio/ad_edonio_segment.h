@@ -110,6 +110,12 @@ unsigned char *edonio_slot_data(struct edonio_segment *seg, int32_t slot);
 
 /* The slot holding block, or EDONIO_NO_SLOT. */
 int32_t edonio_lookup(struct edonio_segment *seg, int64_t block);
+/*
+ * Without the segment's lock: 0 when block is surely not in seg (its hash bucket is empty), 1
+ * when it may be. The bucket heads are read and written atomically for this. A block inserted
+ * meanwhile by another process is one it is writing or reading now: a concurrent access.
+ */
+int edonio_may_hold(const struct edonio_segment *seg, int64_t block);
 /* Make slot the most recently used. */
 void edonio_touch(struct edonio_segment *seg, int32_t slot);
 /*
