@@ -225,12 +225,12 @@ int main(int argc, char **argv)
     MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     MPI_File_set_size(fh, 0);
     for (int i = 0; i < ncases; i++) {
-        /* Each rank its own region, each case its own slot in it. */
-        errors += run_case(fh, ((MPI_Offset)rank * ncases + i) * BUF_BYTES, &cases[i]);
+        /* Each rank its own region, each case (and pair_view, last) its own slot in it. */
+        errors += run_case(fh, ((MPI_Offset)rank * (ncases + 1) + i) * BUF_BYTES, &cases[i]);
         if (!is_named(cases[i].type))
             MPI_Type_free(&cases[i].type);
     }
-    errors += pair_view(fh, ((MPI_Offset)rank * ncases + ncases) * BUF_BYTES);
+    errors += pair_view(fh, ((MPI_Offset)rank * (ncases + 1) + ncases) * BUF_BYTES);
     MPI_File_close(&fh);
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
