@@ -369,14 +369,16 @@ static int copy_slot(struct edonio_cache *c, struct edonio_segment *seg, int32_t
 }
 
 /*
- * Does a read of block from a held segment go to the file alone (romio_edonio_read_fill=none, and
- * the block not cached)? Then the file has every byte of it that this node wrote: a block leaves
- * the cache only once its dirty bytes are written back.
+ * Does a read of block go to the file alone (romio_edonio_read_fill=none, and the block not cached
+ * in seg: held, or, with 'unlocked', its hash bucket seen empty without the lock)? Then the file
+ * has every byte of it that this node wrote: a block leaves the cache only once its dirty bytes
+ * are written back.
  */
 static int read_through(struct edonio_cache *c, struct edonio_stats *st,
-                        struct edonio_segment *seg, int64_t block)
+                        struct edonio_segment *seg, int64_t block, int unlocked)
 {
-    if (c->hints.read_fill != EDONIO_READ_FILL_NONE || edonio_lookup(seg, block) != EDONIO_NO_SLOT)
+    if (c->hints.read_fill != EDONIO_READ_FILL_NONE ||
+        (unlocked ? edonio_may_hold(seg, block) : edonio_lookup(seg, block) != EDONIO_NO_SLOT))
         return 0;
     st->misses++;
     return 1;
@@ -387,7 +389,7 @@ static int read_held(struct edonio_cache *c, struct edonio_stats *st, struct edo
                      int64_t block, uint32_t lo, uint32_t hi, void *out)
 {
     int err;
-    if (read_through(c, st, seg, block))
+    if (read_through(c, st, seg, block, 0))
         return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
     int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
 
@@ -409,21 +411,17 @@ static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t b
                       uint32_t hi, char *out)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_segment(c, block);
-    int err;
+    int err, through = read_through(c, st, seg, block, 1); /* no lock taken to know it */
 
-    if (c->hints.read_fill == EDONIO_READ_FILL_NONE && !edonio_may_hold(seg, block)) {
-        st->misses++; /* not cached, and no lock taken to know it */
-        return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
+    if (!through) {
+        ADIOI_EDONIO_Node_lock(seg);
+        /* Let go before the file is read: a block evicted meanwhile was written back first; one
+         * written meanwhile is a concurrent conflicting access (MPI-3.1 13.6.1). */
+        if ((through = read_through(c, st, seg, block, 0)))
+            ADIOI_EDONIO_Node_release(seg);
     }
-    ADIOI_EDONIO_Node_lock(seg);
-    if (read_through(c, st, seg, block)) {
-        /*
-         * The segment is let go before the file is read: a block evicted meanwhile was written
-         * back first; one written meanwhile is a concurrent conflicting access (MPI-3.1 13.6.1).
-         */
-        ADIOI_EDONIO_Node_release(seg);
+    if (through)
         return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
-    }
     int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
 
     ADIOI_EDONIO_Node_release(seg);
