@@ -193,52 +193,52 @@ static int on_keep(struct ctx *c)
     return 0;
 }
 
-static int write_negative_count(struct ctx *c)
+/* An independent write_at (writing) or read_at of one_byte on the kept file. */
+static int at_keep(struct ctx *c, int writing, MPI_Offset off, int count, MPI_Datatype type)
 {
     on_keep(c);
-    return MPI_File_write_at(c->keep, 0, one_byte, -1, MPI_BYTE, MPI_STATUS_IGNORE);
+    return writing ? MPI_File_write_at(c->keep, off, one_byte, count, type, MPI_STATUS_IGNORE)
+                   : MPI_File_read_at(c->keep, off, one_byte, count, type, MPI_STATUS_IGNORE);
+}
+
+static int write_negative_count(struct ctx *c)
+{
+    return at_keep(c, 1, 0, -1, MPI_BYTE);
 }
 
 static int read_negative_count(struct ctx *c)
 {
-    on_keep(c);
-    return MPI_File_read_at(c->keep, 0, one_byte, -1, MPI_BYTE, MPI_STATUS_IGNORE);
+    return at_keep(c, 0, 0, -1, MPI_BYTE);
 }
 
 static int write_negative_offset(struct ctx *c)
 {
-    on_keep(c);
-    return MPI_File_write_at(c->keep, -1, one_byte, 1, MPI_BYTE, MPI_STATUS_IGNORE);
+    return at_keep(c, 1, -1, 1, MPI_BYTE);
 }
 
 static int read_negative_offset(struct ctx *c)
 {
-    on_keep(c);
-    return MPI_File_read_at(c->keep, -1, one_byte, 1, MPI_BYTE, MPI_STATUS_IGNORE);
+    return at_keep(c, 0, -1, 1, MPI_BYTE);
 }
 
 static int write_type_null(struct ctx *c)
 {
-    on_keep(c);
-    return MPI_File_write_at(c->keep, 0, one_byte, 1, MPI_DATATYPE_NULL, MPI_STATUS_IGNORE);
+    return at_keep(c, 1, 0, 1, MPI_DATATYPE_NULL);
 }
 
 static int read_type_null(struct ctx *c)
 {
-    on_keep(c);
-    return MPI_File_read_at(c->keep, 0, one_byte, 1, MPI_DATATYPE_NULL, MPI_STATUS_IGNORE);
+    return at_keep(c, 0, 0, 1, MPI_DATATYPE_NULL);
 }
 
 static int write_uncommitted(struct ctx *c)
 {
-    on_keep(c);
-    return MPI_File_write_at(c->keep, 0, one_byte, 1, c->uncommitted, MPI_STATUS_IGNORE);
+    return at_keep(c, 1, 0, 1, c->uncommitted);
 }
 
 static int read_uncommitted(struct ctx *c)
 {
-    on_keep(c);
-    return MPI_File_read_at(c->keep, 0, one_byte, 1, c->uncommitted, MPI_STATUS_IGNORE);
+    return at_keep(c, 0, 0, 1, c->uncommitted);
 }
 
 static int write_ptr_uncommitted(struct ctx *c)
