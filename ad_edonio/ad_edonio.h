@@ -25,6 +25,8 @@
 #define EDONIO_DEFAULT_CACHE_SIZE        (64LL * 1024 * 1024)
 #define EDONIO_DEFAULT_REMOTE_CACHE_SIZE (64LL * 1024 * 1024)
 #define EDONIO_DEFAULT_DIRECT            (1024LL * 1024)
+#define EDONIO_WRITE_THROUGH_AUTO        (-1LL)       /* romio_edonio_write_through=auto */
+#define EDONIO_WRITE_THROUGH_LOCAL       (16 * 1024)  /* what auto gives on a page-cached one */
 
 /* How MPI atomic mode is enforced (romio_edonio_atomicity; doc/atomicity.md). */
 enum edonio_atomicity {
@@ -61,6 +63,8 @@ struct edonio_hints {
     enum edonio_atomicity atomicity; /* romio_edonio_atomicity */
     enum edonio_coll_path coll_path; /* romio_edonio_coll_path */
     enum edonio_read_fill read_fill; /* romio_edonio_read_fill: never auto in a cache's hints */
+    long long write_through;         /* romio_edonio_write_through, bytes; 0: never; -1: auto
+                                      * (never in a cache's hints) */
 };
 
 /* What edonio did for one handle on one process (summed over processes at close). */
@@ -157,6 +161,8 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h);
 void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h);
 /* read_fill as it applies to the file open on fd_sys: auto decided by its file system. */
 enum edonio_read_fill ADIOI_EDONIO_Read_fill(enum edonio_read_fill asked, int fd_sys);
+/* write_through as it applies to the file open on fd_sys: auto decided by its file system. */
+long long ADIOI_EDONIO_Write_through(long long asked, int fd_sys);
 void ADIOI_EDONIO_Stats_report(ADIO_File fd);
 void ADIOI_EDONIO_Stats_info(ADIO_File fd);
 void ADIOI_EDONIO_Refresh_info(MPI_File fh);

@@ -428,11 +428,36 @@ static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t b
     return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, out, hi - lo, 0);
 }
 
+/*
+ * Does a write of [lo, hi) of block go to the file alone (romio_edonio_write_through: a piece of
+ * at least that many bytes, and the block not cached in the held seg)? On a page-cached local
+ * file system the kernel already gathers such writes for ufs; caching them too would copy each
+ * byte twice, in and out at the write-back.
+ */
+static int write_through(struct edonio_cache *c, struct edonio_stats *st,
+                         struct edonio_segment *seg, int64_t block, uint32_t lo, uint32_t hi)
+{
+    if (c->hints.write_through <= 0 || hi - lo < c->hints.write_through ||
+        edonio_lookup(seg, block) != EDONIO_NO_SLOT)
+        return 0;
+    st->misses++;
+    return 1;
+}
+
 static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block,
                        uint32_t lo, uint32_t hi, char *in)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
     int err;
+
+    if (write_through(c, st, seg, block, lo, hi)) {
+        /* Held throughout: no fill on this node reads the old bytes meanwhile and keeps them,
+         * so this process reads what it wrote. Under the write-back lock, so that no span
+         * write-back of another handle rewrites these bytes with old ones. */
+        err = locked_write(c, st, in, hi - lo, block_start(c, block) + lo);
+        ADIOI_EDONIO_Node_release(seg);
+        return err;
+    }
     int32_t slot = write_begin(c, st, seg, block, lo, hi, in, &err);
 
     ADIOI_EDONIO_Node_release(seg);

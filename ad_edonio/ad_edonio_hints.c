@@ -32,6 +32,7 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
     h->atomicity = EDONIO_ATOMIC_RANK_ORDER;
     h->coll_path = EDONIO_COLL_PATH_AUTO;
     h->read_fill = EDONIO_READ_FILL_AUTO;
+    h->write_through = EDONIO_WRITE_THROUGH_AUTO;
 }
 
 static const char *const atomicity_names[] = {"rank_order", "graph_coloring", "locking"};
@@ -138,6 +139,9 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     b = get_name(info, "romio_edonio_read_fill", read_fill_names, 3);
     if (b != -1)
         h->read_fill = (enum edonio_read_fill)b;
+    v = get_bytes(info, "romio_edonio_write_through"); /* "auto" is not a number: the default */
+    if (v != -1)
+        h->write_through = v >= 0 ? v : d.write_through;
     /* A cache smaller than a block falls back; a remote cache holds at least one block. */
     if (h->cache_size < h->block_size)
         h->cache_size = d.cache_size >= h->block_size ? d.cache_size : h->block_size;
@@ -166,6 +170,10 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
     ADIOI_Info_set(fd->info, "romio_edonio_atomicity", atomicity_names[h->atomicity]);
     ADIOI_Info_set(fd->info, "romio_edonio_coll_path", coll_path_names[h->coll_path]);
     ADIOI_Info_set(fd->info, "romio_edonio_read_fill", read_fill_names[h->read_fill]);
+    if (h->write_through == EDONIO_WRITE_THROUGH_AUTO)
+        ADIOI_Info_set(fd->info, "romio_edonio_write_through", "auto");
+    else
+        info_set_ll(fd, "romio_edonio_write_through", h->write_through);
     ADIOI_Info_set(fd->info, EDONIO_VERSION_KEY, edonio_version());
     ADIOI_Info_set(fd->info, EDONIO_ROMIO_VERSION_KEY, edonio_romio_version());
 }
@@ -202,6 +210,13 @@ enum edonio_read_fill ADIOI_EDONIO_Read_fill(enum edonio_read_fill asked, int fd
     if (asked != EDONIO_READ_FILL_AUTO)
         return asked;
     return page_cached(fd_sys) ? EDONIO_READ_FILL_NONE : EDONIO_READ_FILL_BLOCK;
+}
+
+long long ADIOI_EDONIO_Write_through(long long asked, int fd_sys)
+{
+    if (asked != EDONIO_WRITE_THROUGH_AUTO)
+        return asked;
+    return page_cached(fd_sys) ? EDONIO_WRITE_THROUGH_LOCAL : 0;
 }
 
 static int same_shape(const struct edonio_hints *a, const struct edonio_hints *b)
@@ -247,6 +262,8 @@ static int change(ADIO_File fd, struct edonio_handle *h, struct edonio_hints *wa
         c->hints.direct_threshold = h->hints.direct_threshold;
         c->hints.read_fill = h->hints.read_fill =
             ADIOI_EDONIO_Read_fill(want->read_fill, c->fd_sys);
+        c->hints.write_through = h->hints.write_through =
+            ADIOI_EDONIO_Write_through(want->write_through, c->fd_sys);
     }
     if (code == MPI_SUCCESS && preload_now && c != NULL && h->collective)
         code = ADIOI_EDONIO_Preload(fd);

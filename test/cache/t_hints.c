@@ -19,11 +19,18 @@
  * file's file system (none on a local one with a page cache, block elsewhere), block and none as
  * asked, set_info changes it, and the file reads right each way.
  *
+ * romio_edonio_write_through: auto (and invalid values) is reported as what it decided (16384 on
+ * a local file system with a page cache, 0 elsewhere), numbers as asked. A write of a piece at
+ * least that large to a block not cached goes to the file before write_at returns (seen by a
+ * POSIX read, before any sync); a smaller one, or one to a block already cached, does not; every
+ * rank reads its own writes back before the close, and the whole file is right after it.
+ *
  * "uneven": the cache's shape is rank 0's (doc/hints.md); MPI_File_set_info where only rank 0
  * asks for a new cache size must still leave every rank with the same, working cache.
  */
 #include "cache_test.h"
 
+#include <fcntl.h>
 #include <strings.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -379,6 +386,100 @@ static void read_fill(const char *filename)
     free(want);
 }
 
+/* Are the file's bytes [off, off + len), read around MPI-IO, want's? */
+static int in_file(const char *filename, long long off, const unsigned char *want, long long len)
+{
+    unsigned char *buf = malloc((size_t)len);
+    int fd = open(filename, O_RDONLY), same = 0;
+
+    if (fd >= 0 && pread(fd, buf, (size_t)len, (off_t)off) == (ssize_t)len)
+        same = memcmp(buf, want, (size_t)len) == 0;
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return same;
+}
+
+/*
+ * One open with romio_edonio_write_through asked as 'asked' (NULL: not given), reported as
+ * 'expect' (-1: what auto decides). Rank r writes, in its blocks 2r and 2r+1: A, 32 KiB at the start of block 2r (not
+ * cached: to the file if expect is at most 32 KiB); B, 1000 bytes into block 2r+1 (cached); C,
+ * 32 KiB at the middle of block 2r+1 (cached now: never to the file).
+ */
+static long long write_through_one(const char *filename, const char *asked, long long expect,
+                                   const unsigned char *want)
+{
+    long long a = 2 * ct_rank * DEF_BLOCK, b = a + DEF_BLOCK + 100, cc = a + DEF_BLOCK + 32 * KIB;
+    MPI_Info info = asked ? ct_info("romio_edonio_write_through", asked, NULL) : MPI_INFO_NULL;
+    char what[96];
+    MPI_File fh;
+
+    snprintf(what, sizeof(what), "write_through '%s'", asked ? asked : "(none)");
+    ct_fresh(filename);
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    if (expect < 0) /* the file exists now: its file system decides */
+        expect = strcmp(auto_fill(filename), "none") == 0 ? 16 * KIB : 0;
+    CT_CHECK(ct_get_ll(fh, "romio_edonio_write_through") == expect,
+             "%s: romio_edonio_write_through is %lld, expected %lld", what,
+             ct_get_ll(fh, "romio_edonio_write_through"), expect);
+    ct_write_at(fh, a, want + a, 32 * KIB, what);
+    ct_write_at(fh, b, want + b, 1000, what);
+    ct_write_at(fh, cc, want + cc, 32 * KIB, what);
+    int through = expect > 0 && expect <= 32 * KIB;
+    CT_CHECK(in_file(filename, a, want + a, 32 * KIB) == through,
+             "%s: 32 KiB to an uncached block %s in the file before any sync", what,
+             through ? "is not" : "is already");
+    CT_CHECK(!in_file(filename, b, want + b, 1000) && !in_file(filename, cc, want + cc, 32 * KIB),
+             "%s: a write that the cache should hold is in the file before any sync", what);
+    unsigned char *buf = malloc((size_t)(2 * DEF_BLOCK));
+    ct_read_at(fh, a, buf, 32 * KIB, 32 * KIB, what); /* this process reads its own writes */
+    ct_compare(what, buf, want + a, a, 32 * KIB);
+    ct_read_at(fh, b, buf, cc + 32 * KIB - b, cc + 32 * KIB - b, what);
+    ct_compare(what, buf, want + b, b, 1000);
+    ct_compare(what, buf + (cc - b), want + cc, cc, 32 * KIB);
+    free(buf);
+    CT_MPI(MPI_File_close(&fh));
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    return expect;
+}
+
+/* romio_edonio_write_through at open; the file is right each way. */
+static void write_through(const char *filename)
+{
+    const char *asked[] = {NULL, "auto", "bogus", "-5", "0", "4096", "65536", "32768"};
+    long long decided = -1;
+    long long size = 2 * ct_nprocs * DEF_BLOCK;
+    unsigned char *want = malloc((size_t)size);
+
+    for (long long i = 0; i < size; i++)
+        want[i] = ct_pattern(i, 5);
+    for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+        char *end;
+        long long v = asked[i] ? strtoll(asked[i], &end, 10) : -1;
+        if (asked[i] && end != asked[i] && *end == '\0' && v >= 0)
+            write_through_one(filename, asked[i], v, want);
+        else
+            decided = write_through_one(filename, asked[i], -1, want);
+        /* every rank's A, B and C, from the file, after the close */
+        MPI_File fh;
+        CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        unsigned char *buf = malloc((size_t)size);
+        ct_read_at(fh, 0, buf, size, size, "write_through, reopened");
+        for (int r = 0; r < ct_nprocs; r++) {
+            long long a = 2 * r * DEF_BLOCK, b = a + DEF_BLOCK + 100, cc = a + DEF_BLOCK + 32 * KIB;
+            ct_compare("write_through A, reopened", buf + a, want + a, a, 32 * KIB);
+            ct_compare("write_through B, reopened", buf + b, want + b, b, 1000);
+            ct_compare("write_through C, reopened", buf + cc, want + cc, cc, 32 * KIB);
+        }
+        free(buf);
+        CT_MPI(MPI_File_close(&fh));
+    }
+    if (ct_rank == 0)
+        printf("write_through: auto decides %lld here\n", decided);
+    free(want);
+}
+
 /* Only rank 0 asks for a new cache size: rank 0's values win, as at open. */
 static void uneven(const char *filename)
 {
@@ -426,6 +527,7 @@ int main(int argc, char **argv)
         world_cases(argv[1]);
         set_info(argv[1]);
         read_fill(argv[1]);
+        write_through(argv[1]);
     }
     return ct_finish();
 }
