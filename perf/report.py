@@ -17,9 +17,13 @@ def num(v):
         return None
 
 
-def mean(vals):
-    vals = [v for v in vals if v is not None]
-    return sum(vals) / len(vals) if vals else None
+def median(vals):
+    """The median: on this oversubscribed machine a run in five can take twice the others'."""
+    vals = sorted(v for v in vals if v is not None)
+    n = len(vals)
+    if n == 0:
+        return None
+    return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
 
 
 def load(path):
@@ -40,7 +44,7 @@ def size_key(params):
 
 
 def aggregate(rows):
-    """Mean over repetitions per (case, fs, nprocs, driver, params)."""
+    """Median over repetitions per (case, fs, nprocs, driver, params)."""
     groups = OrderedDict()
     for r in rows:
         k = (r["case"], r["fs"], r["nprocs"], r["driver"], r["params"])
@@ -52,7 +56,7 @@ def aggregate(rows):
         for k in ("t_write", "t_read", "bytes_written", "bytes_read", "pfs_writes", "pfs_reads",
                   "pfs_meta", "pfs_write_bytes", "pfs_read_bytes", "edonio_fs_writes",
                   "edonio_fs_reads", "t_wopen", "t_wclose", "t_ropen", "t_rclose"):
-            a[k] = mean(num(r.get(k)) for r in rs)
+            a[k] = median(num(r.get(k)) for r in rs)
         out.append(a)
     return out
 
@@ -121,7 +125,7 @@ def print_table(agg):
     for r in rows:
         print("  ".join(("%-*s" if i < 4 else "%*s") % (w, c)
                         for i, (w, c) in enumerate(zip(widths, r))))
-    print("times: seconds, max over ranks, mean over repetitions; wr = open+write+close "
+    print("times: seconds, max over ranks, median over repetitions; wr = open+write+close "
           "(reread: the writes; atomic: the atomic write_all), rd = open+read+close (reread: the "
           "re-reads of the open file); ufs/edo above 1: edonio faster.")
     print("ops: write/read operations that reached the emulated PFS (pfs rows, both drivers) or, "
@@ -183,6 +187,43 @@ def print_node_targets(agg):
             fmt_r(r), met(r and r >= 1.0)))
 
 
+def print_local_targets(agg):
+    """Issue 13: one node, local disk, the first pass as cheap as ufs (ufs/edonio, medians)."""
+    wanted = [("fem", 1.0), ("contig", 0.9), ("contig-coll", 0.9), ("strided", 1.0)]
+    wanted += [(a["case"], 0.9) for a in agg
+               if a["case"].startswith("ior-") and a["driver"] == "ufs" and a["fs"] == "local"]
+    for case, target in wanted:
+        u, e = find(agg, case, "local", "ufs"), find(agg, case, "local", "edonio")
+        if u and e:
+            rs = [ratio(u[ph], e[ph]) for ph in ("t_write", "t_read")]
+            print("  %s on local disk: ufs/edonio write %s, read %s (target >= %.1f: %s)" % (
+                case, fmt_r(rs[0]), fmt_r(rs[1]), target,
+                met(all(r and r >= target for r in rs))))
+    for n in (2, 4):
+        u, e = find(agg, "cold", "local", "ufs", n), find(agg, "cold", "local", "edonio", n)
+        if u and e:
+            r = ratio(u["t_write"], e["t_write"])
+            print("  cold first pass (records, fresh job), %d ranks: ufs %.3f s, edonio %.3f s, "
+                  "ufs/edonio %s (target >= 1.0: %s), of %d runs each" % (
+                      n, u["t_write"], e["t_write"], fmt_r(r), met(r and r >= 1.0), e["reps"]))
+            o = ratio(e["t_wopen"], u["t_wopen"])
+            print("    its open: ufs %.4f s, edonio %.4f s, edonio/ufs %s%s" % (
+                u["t_wopen"], e["t_wopen"], fmt_r(o),
+                " (target <= 2: %s)" % met(o and o <= 2) if n == 4 else ""))
+        u, e = find(agg, "warm", "local", "ufs", n), find(agg, "warm", "local", "edonio", n)
+        if u and e:
+            r = ratio(u["t_read"], e["t_read"])
+            print("  warm pass (records, the file opened again), %d ranks: ufs %.3f s, edonio %.3f "
+                  "s, ufs/edonio %s (the warm advantage, > 1: %s)" % (
+                      n, u["t_read"], e["t_read"], fmt_r(r), met(r and r > 1.0)))
+    u, e = find(agg, "demo", "local", "ufs"), find(agg, "demo", "local", "edonio")
+    if u and e:
+        r = ratio(u["t_write"], e["t_write"])
+        print("  quickstart demo, 4 ranks: ufs %.3f s, edonio %.3f s, ufs/edonio %s (target >= "
+              "1.0: %s), median of %d alternating runs" % (u["t_write"], e["t_write"], fmt_r(r),
+                                                           met(r and r >= 1.0), e["reps"]))
+
+
 def print_limits_and_targets(agg, lim):
     print()
     print("physical limits (MB/s = 1e6 B/s): " + ", ".join(
@@ -213,13 +254,7 @@ def print_limits_and_targets(agg, lim):
     else:
         print("  fem on emulated PFS: not measured")
     print_node_targets(agg)
-    for case in ("contig", "contig-coll"):
-        u, e = find(agg, case, "local", "ufs"), find(agg, case, "local", "edonio")
-        if u and e:
-            for ph in ("t_write", "t_read"):
-                r = ratio(e[ph], u[ph])
-                print("  %s %s on local FS: edonio/ufs time %s (target <= 1.25: %s)" % (
-                    case, ph[2:], fmt_r(r), "MET" if r and r <= 1.25 else "MISSED"))
+    print_local_targets(agg)
     e = find(agg, "reread", "local", "edonio")
     if e and e["t_read"]:
         mc = lim.get("memcpy_%dranks" % e["nprocs"])
@@ -285,8 +320,8 @@ def plots(d, agg, lim):
     fem = load(fem_path) if os.path.exists(fem_path) else []
     phases = ["wopen", "write", "wclose", "ropen", "preload", "read", "rclose"]
 
-    def fem_mean(rows):
-        return [mean(num(r[p]) or 0.0 for r in rows) or 0.0 for p in phases]
+    def fem_median(rows):
+        return [median(num(r[p]) or 0.0 for r in rows) or 0.0 for p in phases]
 
     # 2. fem phases
     sel = OrderedDict()
@@ -298,7 +333,7 @@ def plots(d, agg, lim):
     if sel:
         fig, ax = plt.subplots(figsize=(8, 4))
         bottoms = [0.0] * len(sel)
-        vals = [fem_mean(rs) for rs in sel.values()]
+        vals = [fem_median(rs) for rs in sel.values()]
         for i, p in enumerate(phases):
             h = [v[i] for v in vals]
             ax.bar(range(len(sel)), h, bottom=bottoms, label=p)
@@ -319,10 +354,10 @@ def plots(d, agg, lim):
         xs = sorted({int(r["cache_size"]) for r in ed})
         for p in ("write", "wclose", "preload", "read"):
             ax.plot([x / 1024 for x in xs],
-                    [mean(num(r[p]) for r in ed if int(r["cache_size"]) == x) for x in xs],
+                    [median(num(r[p]) for r in ed if int(r["cache_size"]) == x) for x in xs],
                     marker="o", label="edonio " + p)
         for p in ("write", "read"):
-            v = mean(num(r[p]) for r in t51 if r["driver"] == "ufs")
+            v = median(num(r[p]) for r in t51 if r["driver"] == "ufs")
             if v is not None:
                 ax.axhline(v, ls="--", lw=1, label="ufs " + p, color="C0" if p == "write" else "C3")
         ax.set_xlabel("edonio cache per rank (KiB)")
@@ -344,7 +379,7 @@ def plots(d, agg, lim):
                 rs = [r for r in t53 if r["driver"] == drv and r["params"].split()[0] == g]
                 ns = sorted({int(r["nprocs"]) for r in rs})
                 for p, c in (("write", "C0"), ("read", "C3")):
-                    ax.plot(ns, [mean(num(r[p]) for r in rs if int(r["nprocs"]) == n) for n in ns],
+                    ax.plot(ns, [median(num(r[p]) for r in rs if int(r["nprocs"]) == n) for n in ns],
                             st, color=c, marker="o", label="%s %s" % (drv, p))
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")

@@ -23,7 +23,8 @@
  *   records   one open, -s/-r records of -r bytes (record i by rank i mod P, MPI_File_write_at),
  *             each rank reads its neighbour's records, close: -k passes in the same process,
  *             pass 1 the cold first pass, the later ones warm (the same processes open the same
- *             file again); t_write is pass 1's open+write+read+close, t_read the last pass's; a
+ *             file again); t_write is pass 1's open+write+read+close, t_read the last pass's
+ *             (t_wopen/t_wclose: pass 1's open and close, t_ropen/t_rclose the last pass's); a
  *             line "PASS n open= write= read= close=" per pass
  *
  * Output: one line "RESULT key=value ..." on rank 0 with the phase times (max over ranks):
@@ -391,12 +392,12 @@ static void case_subarray(const struct opts *o, const char *name, struct result 
 }
 
 /* records: one pass (open, write, read the neighbour's, close), its phases timed (max over ranks). */
-static void records_pass(const struct opts *o, const char *name, int pass, double *total,
+static void records_pass(const struct opts *o, const char *name, int pass, double ph[4],
                          long long *bad)
 {
     long long nrec = o->size / o->rec;
     unsigned char *buf = xmalloc((size_t)o->rec);
-    double ph[4], t0 = start(), t;
+    double t0 = start(), t;
 
     MPI_File fh = open_file(o, name, MPI_MODE_RDWR | MPI_MODE_CREATE);
     ph[0] = tmax(MPI_Wtime() - t0);
@@ -420,7 +421,6 @@ static void records_pass(const struct opts *o, const char *name, int pass, doubl
     t = start();
     check(MPI_File_close(&fh), "close");
     ph[3] = tmax(MPI_Wtime() - t);
-    *total = ph[0] + ph[1] + ph[2] + ph[3];
     if (rank == 0)
         printf("PASS %d open=%.6f write=%.6f read=%.6f close=%.6f\n", pass, ph[0], ph[1], ph[2],
                ph[3]);
@@ -430,13 +430,18 @@ static void records_pass(const struct opts *o, const char *name, int pass, doubl
 static void case_records(const struct opts *o, const char *name, struct result *r)
 {
     long long bad = 0;
-    double t;
+    double ph[4];
 
     for (int pass = 1; pass <= o->reps; pass++) {
-        records_pass(o, name, pass, &t, &bad);
-        if (pass == 1)
-            r->t_write = t;
-        r->t_read = t;
+        records_pass(o, name, pass, ph, &bad);
+        if (pass == 1) {
+            r->t_write = ph[0] + ph[1] + ph[2] + ph[3];
+            r->t_wopen = ph[0];
+            r->t_wclose = ph[3];
+        }
+        r->t_read = ph[0] + ph[1] + ph[2] + ph[3];
+        r->t_ropen = ph[0];
+        r->t_rclose = ph[3];
     }
     r->errors = bad;
     r->bytes_written = (o->size / o->rec) * o->rec * o->reps;
