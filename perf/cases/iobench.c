@@ -28,7 +28,8 @@
  *             line "PASS n open= write= read= close=" per pass
  *
  * Output: one line "RESULT key=value ..." on rank 0 with the phase times (max over ranks):
- * t_write (open + write + close), t_read (open + read + close), the bytes moved and errors.
+ * t_write (open + write + close), t_read (open + read + close), the bytes moved and errors, and
+ * edonio's file-system operations (edonio_fs_writes, edonio_fs_reads; 0 under ufs).
  */
 #include <mpi.h>
 
@@ -108,6 +109,34 @@ static MPI_File open_file(const struct opts *o, const char *name, int amode)
     return fh;
 }
 
+/*
+ * edonio's own file-system operations through this process's handles (its romio_edonio_stats_*
+ * info keys, read before each close: a local call, where EDONIO_STATS would add a reduction to
+ * every timed close); summed over the processes at the end, untimed. 0 under ufs.
+ */
+static long long edo_fs_writes, edo_fs_reads;
+
+static long long info_ll(MPI_Info info, const char *key)
+{
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+
+    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag);
+    return flag ? atoll(v) : 0;
+}
+
+static int close_file(MPI_File *fh)
+{
+    MPI_Info info;
+
+    if (MPI_File_get_info(*fh, &info) == MPI_SUCCESS) {
+        edo_fs_writes += info_ll(info, "romio_edonio_stats_fs_writes");
+        edo_fs_reads += info_ll(info, "romio_edonio_stats_fs_reads");
+        MPI_Info_free(&info);
+    }
+    return MPI_File_close(fh);
+}
+
 /* The byte written at file offset off: a function of the offset, so any misplaced byte shows. */
 static unsigned char pattern(long long off) { return (unsigned char)((off * 2654435761ULL) >> 13); }
 
@@ -178,7 +207,7 @@ static void case_contig(const struct opts *o, const char *name, int coll, struct
                   "write_at");
     }
     double c0 = start();
-    check(MPI_File_close(&fh), "close");
+    check(close_file(&fh), "close");
     r->t_wclose = tmax(MPI_Wtime() - c0);
     r->t_write = tmax(MPI_Wtime() - t0 - tfill);
 
@@ -200,7 +229,7 @@ static void case_contig(const struct opts *o, const char *name, int coll, struct
         tcheck += MPI_Wtime() - v0;
     }
     double c1 = MPI_Wtime();
-    check(MPI_File_close(&fh), "close");
+    check(close_file(&fh), "close");
     r->t_rclose = tmax(MPI_Wtime() - c1);
     r->t_read = tmax(MPI_Wtime() - t0 - tcheck); /* the check is not I/O */
     r->errors = bad;
@@ -222,7 +251,7 @@ static void case_strided(const struct opts *o, const char *name, struct result *
         check(MPI_File_write_at(fh, off, buf, (int)o->rec, MPI_BYTE, MPI_STATUS_IGNORE),
               "write_at");
     }
-    check(MPI_File_close(&fh), "close");
+    check(close_file(&fh), "close");
     r->t_write = tmax(MPI_Wtime() - t0);
 
     t0 = start();
@@ -234,7 +263,7 @@ static void case_strided(const struct opts *o, const char *name, struct result *
               "read_at");
         bad += verify(buf, off, o->rec);
     }
-    check(MPI_File_close(&fh), "close");
+    check(close_file(&fh), "close");
     r->t_read = tmax(MPI_Wtime() - t0);
     r->errors = bad;
     r->bytes_written = r->bytes_read = nrec * o->rec * nprocs;
@@ -277,7 +306,7 @@ static void case_reread(const struct opts *o, const char *name, struct result *r
                   "read_at");
         }
     r->t_read = tmax(MPI_Wtime() - t0);
-    check(MPI_File_close(&fh), "close");
+    check(close_file(&fh), "close");
     r->errors = bad;
     r->bytes_written = o->size * nprocs;
     r->bytes_read = o->size * nprocs * o->reps;
@@ -323,7 +352,7 @@ static void case_atomic(const struct opts *o, const char *name, struct result *r
     check(MPI_File_set_atomicity(fh, 1), "set_atomicity");
     check(MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL), "set_view");
     check(MPI_File_write_all(fh, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE), "write_all");
-    check(MPI_File_close(&fh), "close");
+    check(close_file(&fh), "close");
     r->t_write = tmax(MPI_Wtime() - t0);
     MPI_Type_free(&ft);
     free(buf);
@@ -347,7 +376,7 @@ static void case_atomic(const struct opts *o, const char *name, struct result *r
             for (long long j = 0; j < w; j++)
                 bad += row[j] != who;
         }
-        check(MPI_File_close(&fh), "close");
+        check(close_file(&fh), "close");
         free(row);
     }
     r->errors = bad;
@@ -370,7 +399,7 @@ static void case_subarray(const struct opts *o, const char *name, struct result 
     MPI_File fh = open_file(o, name, MPI_MODE_WRONLY | MPI_MODE_CREATE);
     check(MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
     check(MPI_File_write_all(fh, buf, (int)n, MPI_DOUBLE, MPI_STATUS_IGNORE), "write_all");
-    check(MPI_File_close(&fh), "close");
+    check(close_file(&fh), "close");
     r->t_write = tmax(MPI_Wtime() - t0);
 
     memset(buf, 0, n * sizeof *buf);
@@ -378,7 +407,7 @@ static void case_subarray(const struct opts *o, const char *name, struct result 
     fh = open_file(o, name, MPI_MODE_RDONLY);
     check(MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
     check(MPI_File_read_all(fh, buf, (int)n, MPI_DOUBLE, MPI_STATUS_IGNORE), "read_all");
-    check(MPI_File_close(&fh), "close");
+    check(close_file(&fh), "close");
     r->t_read = tmax(MPI_Wtime() - t0);
 
     long long bad = 0;
@@ -419,7 +448,7 @@ static void records_pass(const struct opts *o, const char *name, int pass, doubl
     }
     ph[2] = tmax(MPI_Wtime() - t);
     t = start();
-    check(MPI_File_close(&fh), "close");
+    check(close_file(&fh), "close");
     ph[3] = tmax(MPI_Wtime() - t);
     if (rank == 0)
         printf("PASS %d open=%.6f write=%.6f read=%.6f close=%.6f\n", pass, ph[0], ph[1], ph[2],
@@ -521,12 +550,14 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Allreduce(MPI_IN_PLACE, &r.errors, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &edo_fs_writes, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &edo_fs_reads, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("RESULT case=%s driver=%s nprocs=%d t_write=%.6f t_read=%.6f bytes_written=%lld "
                "bytes_read=%lld errors=%lld t_wopen=%.6f t_wclose=%.6f t_ropen=%.6f "
-               "t_rclose=%.6f\n", o.cas, o.driver, nprocs, r.t_write, r.t_read,
-               r.bytes_written, r.bytes_read, r.errors, r.t_wopen, r.t_wclose, r.t_ropen,
-               r.t_rclose);
+               "t_rclose=%.6f edonio_fs_writes=%lld edonio_fs_reads=%lld\n", o.cas, o.driver,
+               nprocs, r.t_write, r.t_read, r.bytes_written, r.bytes_read, r.errors, r.t_wopen,
+               r.t_wclose, r.t_ropen, r.t_rclose, edo_fs_writes, edo_fs_reads);
         fflush(stdout);
     }
     MPI_Finalize();
