@@ -87,32 +87,9 @@ static ADIO_Offset block_start(const struct edonio_cache *c, int64_t block)
 
 /* ------------------------------------------------------------------ one block, held */
 
-/* Wait until nobody copies a held slot's bytes outside the lock. */
-static void wait_idle(struct edonio_slot *s)
-{
-    for (int spins = 0; atomic_load_explicit(&s->busy, memory_order_acquire) != 0; spins++)
-        if (spins > 1000)
-            sched_yield(); /* the copier may share our core */
-}
-
 static void copy_done(struct edonio_slot *s)
 {
     atomic_fetch_sub_explicit(&s->busy, 1, memory_order_release);
-}
-
-/* Give a held slot away, once idle. */
-static void drop(struct edonio_segment *seg, int32_t slot)
-{
-    wait_idle(edonio_slot_at(seg, slot));
-    edonio_remove(seg, slot);
-}
-
-/* Forget every block of a held segment (their dirty bytes dealt with), once all are idle. */
-static void clear(struct edonio_segment *seg)
-{
-    for (int32_t i = 0; i < seg->nhigh; i++)
-        wait_idle(edonio_slot_at(seg, i));
-    edonio_segment_clear(seg);
 }
 
 /* The bounce buffer of one block, for bytes on their way between the file and a slot. */
@@ -217,7 +194,7 @@ static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct ed
         return 0;
     if (buf == NULL)
         return ENOMEM;
-    wait_idle(s); /* a copy into it still under way would be half written, then lost */
+    edonio_wait_idle(s); /* a copy into it still under way would be half written, then lost */
     if (!write_span(c, st, seg, slot, &err)) {
         uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi; /* one read of them all */
         int locked = lock_range(c, start + lo, hi - lo, 1);
@@ -279,7 +256,7 @@ static int make_room(struct edonio_cache *c, struct edonio_stats *st, struct edo
     }
     return err;
 evict:
-    drop(seg, v);
+    edonio_drop(seg, v);
     st->evictions++;
     return 0;
 }
@@ -488,7 +465,7 @@ static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf
 
     if (slot != EDONIO_NO_SLOT) {
         if (writing && edonio_slot_at(seg, slot)->ndirty == 0)
-            drop(seg, slot);
+            edonio_drop(seg, slot);
     } else if (!writing && c->hints.read_fill == EDONIO_READ_FILL_BLOCK && seg->nused < seg->limit) {
         slot = edonio_insert(seg, block);
         if (ADIOI_EDONIO_Slot_put(c, seg, slot, 0, buf, seg->block_size) == 0)
@@ -723,7 +700,7 @@ int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_s
         if (e && !err)
             err = e;
         if (forget && e == 0)
-            drop(seg, slot);
+            edonio_drop(seg, slot);
     }
     ADIOI_EDONIO_Node_release(seg);
     return err;
@@ -757,7 +734,7 @@ static int write_back_segment(struct edonio_cache *c, struct edonio_stats *st,
     free(dirty);
     for (int32_t i = 0; forget && i < seg->nhigh; i++)
         if (edonio_slot_at(seg, i)->block >= 0 && edonio_slot_at(seg, i)->ndirty == 0)
-            drop(seg, i);
+            edonio_drop(seg, i);
     return err;
 }
 
@@ -789,36 +766,6 @@ int ADIOI_EDONIO_Cache_write_back_reachable(struct edonio_cache *c, struct edoni
     return err;
 }
 
-void ADIOI_EDONIO_Cache_forget_remote(struct edonio_cache *c)
-{
-    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
-    int dirty = 0;
-
-    ADIOI_EDONIO_Node_lock(seg);
-    for (int32_t i = 0; i < seg->nhigh; i++) {
-        struct edonio_slot *s = edonio_slot_at(seg, i);
-        if (s->block >= 0 && s->ndirty > 0)
-            dirty = 1; /* not delivered (an owner failed): kept for the next delivery */
-        else if (s->block >= 0)
-            drop(seg, i);
-    }
-    if (!dirty)
-        clear(seg); /* its pages are reused from the start */
-    ADIOI_EDONIO_Node_release(seg);
-}
-
-int ADIOI_EDONIO_Cache_remote_dirty(struct edonio_cache *c)
-{
-    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
-    int dirty = 0;
-
-    ADIOI_EDONIO_Node_lock(seg);
-    for (int32_t i = 0; i < seg->nhigh && !dirty; i++)
-        dirty = edonio_slot_at(seg, i)->block >= 0 && edonio_slot_at(seg, i)->ndirty > 0;
-    ADIOI_EDONIO_Node_release(seg);
-    return dirty;
-}
-
 /* The file now ends at size: drop or cut a segment's blocks past it. */
 static void trim_segment(struct edonio_cache *c, struct edonio_segment *seg, ADIO_Offset size)
 {
@@ -828,7 +775,7 @@ static void trim_segment(struct edonio_cache *c, struct edonio_segment *seg, ADI
         ADIO_Offset start = s->block >= 0 ? block_start(c, s->block) : -1;
         if (start < 0 || start + seg->block_size <= size)
             continue;
-        wait_idle(s);
+        edonio_wait_idle(s);
         edonio_truncate_slot(seg, i, start >= size ? 0 : (uint32_t)(size - start));
     }
     ADIOI_EDONIO_Node_release(seg);
@@ -861,82 +808,9 @@ int ADIOI_EDONIO_Cache_preload(struct edonio_cache *c, struct edonio_stats *st, 
         if (!full && edonio_lookup(seg, b) == EDONIO_NO_SLOT) {
             int32_t slot = edonio_insert(seg, b);
             if ((err = fetch(c, st, seg, slot)) != 0)
-                drop(seg, slot);
+                edonio_drop(seg, slot);
         }
         ADIOI_EDONIO_Node_release(seg);
     }
     return err;
-}
-
-/* ------------------------------------------------------------------ delivery (ad_edonio_net.c) */
-
-struct dirty_piece {
-    ADIO_Offset off, len;
-    char *where;
-};
-
-static int by_offset(const void *a, const void *b)
-{
-    ADIO_Offset x = ((const struct dirty_piece *)a)->off, y = ((const struct dirty_piece *)b)->off;
-    return (x > y) - (x < y);
-}
-
-int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **off,
-                                         ADIO_Offset **len, char ***where, char **data)
-{
-    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
-    struct dirty_piece *p;
-    int64_t n = 0, k = 0;
-    size_t bytes = 0;
-
-    ADIOI_EDONIO_Node_lock(seg);
-    for (int32_t i = 0; i < seg->nhigh; i++)
-        for (uint32_t e = 0; edonio_slot_at(seg, i)->block >= 0 && e < edonio_slot_at(seg, i)->ndirty;
-             e++, n++)
-            bytes += edonio_slot_at(seg, i)->dirty[e].hi - edonio_slot_at(seg, i)->dirty[e].lo;
-    p = malloc((size_t)(n + 1) * sizeof(*p));
-    *off = malloc((size_t)(2 * n + 1) * sizeof(**off));
-    *where = malloc((size_t)(n + 1) * sizeof(**where));
-    *data = malloc(bytes + 1);
-    if (p == NULL || *off == NULL || *where == NULL || *data == NULL)
-        goto fail;
-    char *at = *data;
-    for (int32_t i = 0; i < seg->nhigh; i++) {
-        struct edonio_slot *s = edonio_slot_at(seg, i);
-        for (uint32_t e = 0; s->block >= 0 && e < s->ndirty; e++, k++) {
-            uint32_t lo = s->dirty[e].lo, hi = s->dirty[e].hi;
-            wait_idle(s);
-            if (ADIOI_EDONIO_Slot_get(c, seg, i, lo, at, hi - lo) != 0)
-                goto fail;
-            p[k] = (struct dirty_piece){block_start(c, s->block) + lo, hi - lo, at};
-            at += hi - lo;
-        }
-    }
-    qsort(p, (size_t)n, sizeof(*p), by_offset);
-    *len = *off + n;
-    for (k = 0; k < n; k++) {
-        (*off)[k] = p[k].off;
-        (*len)[k] = p[k].len;
-        (*where)[k] = p[k].where;
-    }
-    free(p);
-    return n;
-fail:
-    free(p);
-    free(*off);
-    free(*where);
-    free(*data);
-    *off = NULL;
-    *where = NULL;
-    *data = NULL;
-    return -1;
-}
-
-void ADIOI_EDONIO_Cache_remote_done(struct edonio_cache *c, int delivered)
-{
-    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
-
-    if (delivered)
-        clear(seg);
-    ADIOI_EDONIO_Node_release(seg);
 }

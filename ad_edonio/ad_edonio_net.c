@@ -23,6 +23,111 @@
 
 #include "ad_edonio_coll.h"
 
+/* ------------------------------------------------------------------ the remote segment */
+
+void ADIOI_EDONIO_Cache_forget_remote(struct edonio_cache *c)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
+    int dirty = 0;
+
+    ADIOI_EDONIO_Node_lock(seg);
+    for (int32_t i = 0; i < seg->nhigh; i++) {
+        struct edonio_slot *s = edonio_slot_at(seg, i);
+        if (s->block >= 0 && s->ndirty > 0)
+            dirty = 1; /* not delivered (an owner failed): kept for the next delivery */
+        else if (s->block >= 0)
+            edonio_drop(seg, i);
+    }
+    if (!dirty)
+        edonio_clear(seg); /* its pages are reused from the start */
+    ADIOI_EDONIO_Node_release(seg);
+}
+
+int ADIOI_EDONIO_Cache_remote_dirty(struct edonio_cache *c)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
+    int dirty = 0;
+
+    ADIOI_EDONIO_Node_lock(seg);
+    for (int32_t i = 0; i < seg->nhigh && !dirty; i++)
+        dirty = edonio_slot_at(seg, i)->block >= 0 && edonio_slot_at(seg, i)->ndirty > 0;
+    ADIOI_EDONIO_Node_release(seg);
+    return dirty;
+}
+
+struct dirty_piece {
+    ADIO_Offset off, len;
+    char *where;
+};
+
+static int by_offset(const void *a, const void *b)
+{
+    ADIO_Offset x = ((const struct dirty_piece *)a)->off, y = ((const struct dirty_piece *)b)->off;
+    return (x > y) - (x < y);
+}
+
+int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **off,
+                                         ADIO_Offset **len, char ***where, char **data)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
+    struct dirty_piece *p;
+    int64_t n = 0, k = 0;
+    size_t bytes = 0;
+
+    ADIOI_EDONIO_Node_lock(seg);
+    for (int32_t i = 0; i < seg->nhigh; i++)
+        for (uint32_t e = 0; edonio_slot_at(seg, i)->block >= 0 && e < edonio_slot_at(seg, i)->ndirty;
+             e++, n++)
+            bytes += edonio_slot_at(seg, i)->dirty[e].hi - edonio_slot_at(seg, i)->dirty[e].lo;
+    p = malloc((size_t)(n + 1) * sizeof(*p));
+    *off = malloc((size_t)(2 * n + 1) * sizeof(**off));
+    *where = malloc((size_t)(n + 1) * sizeof(**where));
+    *data = malloc(bytes + 1);
+    if (p == NULL || *off == NULL || *where == NULL || *data == NULL)
+        goto fail;
+    char *at = *data;
+    for (int32_t i = 0; i < seg->nhigh; i++) {
+        struct edonio_slot *s = edonio_slot_at(seg, i);
+        for (uint32_t e = 0; s->block >= 0 && e < s->ndirty; e++, k++) {
+            uint32_t lo = s->dirty[e].lo, hi = s->dirty[e].hi;
+            edonio_wait_idle(s);
+            if (ADIOI_EDONIO_Slot_get(c, seg, i, lo, at, hi - lo) != 0)
+                goto fail;
+            p[k] = (struct dirty_piece){(ADIO_Offset)s->block * c->hints.block_size + lo, hi - lo, at};
+            at += hi - lo;
+        }
+    }
+    qsort(p, (size_t)n, sizeof(*p), by_offset);
+    *len = *off + n;
+    for (k = 0; k < n; k++) {
+        (*off)[k] = p[k].off;
+        (*len)[k] = p[k].len;
+        (*where)[k] = p[k].where;
+    }
+    free(p);
+    return n;
+fail:
+    free(p);
+    free(*off);
+    free(*where);
+    free(*data);
+    *off = NULL;
+    *where = NULL;
+    *data = NULL;
+    return -1;
+}
+
+void ADIOI_EDONIO_Cache_remote_done(struct edonio_cache *c, int delivered)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
+
+    if (delivered)
+        edonio_clear(seg);
+    ADIOI_EDONIO_Node_release(seg);
+}
+
+/* ------------------------------------------------------------------ delivery */
+
 int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edonio_stats *st,
                              ADIO_Offset budget, int through)
 {

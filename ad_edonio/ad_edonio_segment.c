@@ -2,6 +2,7 @@
  * edonio: one segment of the block cache (see ad_edonio_segment.h): hash index, LRU list, slots
  * taken lazily, exact dirty extents.
  */
+#include <sched.h>
 #include <string.h>
 
 #include "ad_edonio_segment.h"
@@ -289,4 +290,24 @@ void edonio_truncate_slot(struct edonio_segment *seg, int32_t slot, uint32_t kee
     }
     s->ndirty = n;
     s->flags &= ~(uint32_t)EDONIO_SLOT_VALID;
+}
+
+void edonio_wait_idle(struct edonio_slot *s)
+{
+    for (int spins = 0; atomic_load_explicit(&s->busy, memory_order_acquire) != 0; spins++)
+        if (spins > 1000)
+            sched_yield(); /* the copier may share our core */
+}
+
+void edonio_drop(struct edonio_segment *seg, int32_t slot)
+{
+    edonio_wait_idle(edonio_slot_at(seg, slot));
+    edonio_remove(seg, slot);
+}
+
+void edonio_clear(struct edonio_segment *seg)
+{
+    for (int32_t i = 0; i < seg->nhigh; i++)
+        edonio_wait_idle(edonio_slot_at(seg, i));
+    edonio_segment_clear(seg);
 }

@@ -128,6 +128,12 @@ int32_t edonio_victim(const struct edonio_segment *seg);
 int32_t edonio_newer(struct edonio_segment *seg, int32_t slot);
 /* Forget slot's block and free the slot (its dirty bytes must have been dealt with). */
 void edonio_remove(struct edonio_segment *seg, int32_t slot);
+/* Wait until nobody copies a held slot's bytes outside the lock. */
+void edonio_wait_idle(struct edonio_slot *s);
+/* edonio_remove, once the slot is idle. */
+void edonio_drop(struct edonio_segment *seg, int32_t slot);
+/* edonio_segment_clear, once every slot is idle. */
+void edonio_clear(struct edonio_segment *seg);
 
 /*
  * Record that [lo, hi) of the slot's block was written. Returns 0, or -1 when the extents are full
