@@ -57,7 +57,18 @@ static int flush_once(struct edonio_cache *c, const struct edonio_flush *f, int 
 
 int ADIOI_EDONIO_Flush_all(struct edonio_cache *c, const struct edonio_flush *f)
 {
-    int err = flush_once(c, f, c->nodes_apart), again = 0, code;
+    int err, again = 0, code;
+
+    /*
+     * On one node a process may still be writing into an owner's segment (a write it makes
+     * before its own call of this collective one): owners write back only once every process is
+     * in the call, so that each process's earlier writes are in the file when its call returns
+     * (MPI_File_sync's promise). Across nodes the delivery's first reduction waits for all; at
+     * close, MPI_File_close's barrier just before did.
+     */
+    if (!c->nodes_apart && c->nprocs > 1 && f->how != EDONIO_FLUSH_CLOSE)
+        MPI_Barrier(f->comm);
+    err = flush_once(c, f, c->nodes_apart);
 
     code = ADIOI_EDONIO_Agree_flag(f->comm, f->myname, c->filename, err,
                                    !c->nodes_apart && ADIOI_EDONIO_Cache_remote_dirty(c), &again);

@@ -20,11 +20,18 @@
  *               first, never after).
  * 7. shrink:    writes spread over the file (on other nodes: not delivered), then set_size to half:
  *               after a sync the file ends there and holds what was written below it.
+ * 8. durable:   rank 0 enters MPI_File_sync at once; the last rank first sleeps, then writes a
+ *               block rank 0 owns, then syncs: when its sync returns, its bytes are in the file
+ *               (read around MPI-IO). On one node the owner must not write back before every
+ *               process is in the call.
  * Each case checks every byte; needs 2 processes or more.
  */
 #include "cache_test.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 enum { BS = 4096, REC = 700, NREC = 24 };
 
@@ -210,6 +217,33 @@ static void case_7(const char *filename)
     }
 }
 
+static void case_8(const char *filename)
+{
+    unsigned char want[REC], got[REC];
+    MPI_File fh;
+
+    ct_fresh(filename);
+    fh = open_with(filename, MPI_MODE_CREATE | MPI_MODE_RDWR, "1048576");
+    fill(want, 0, REC, 10);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (ct_rank == ct_nprocs - 1) {
+        struct timespec nap = {0, 300 * 1000 * 1000};
+        nanosleep(&nap, NULL); /* rank 0 is in its sync by now */
+        ct_write_at(fh, 0, want, REC, "durable"); /* block 0: rank 0's */
+    }
+    CT_MPI(MPI_File_sync(fh)); /* one sync: the promise is about this call */
+    if (ct_rank == ct_nprocs - 1) {
+        int fd = open(filename, O_RDONLY);
+        ssize_t n = fd >= 0 ? pread(fd, got, REC, 0) : -1;
+        CT_CHECK(n == REC && memcmp(got, want, REC) == 0,
+                 "durable: a write made before this rank's sync is not in the file when its sync "
+                 "returns (%zd bytes read)", n);
+        if (fd >= 0)
+            close(fd);
+    }
+    CT_MPI(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
     ct_init(&argc, &argv, "FILE [KEY=VALUE...]");
@@ -222,5 +256,6 @@ int main(int argc, char **argv)
     case_4(argv[1]);
     cases_5_6(argv[1]);
     case_7(argv[1]);
+    case_8(argv[1]);
     return ct_finish();
 }
