@@ -109,6 +109,8 @@ static inline struct edonio_handle *edonio_handle(ADIO_File fd)
 
 /* The handle's cache, or NULL when its I/O goes to the file system. */
 struct edonio_cache *ADIOI_EDONIO_Cache_of(ADIO_File fd);
+/* Whether the last open agreed on its outcome already (ROMIO patch 0010). */
+int ADIOI_EDONIO_Open_agreed(void);
 /* Bytes one process sends per round of a collective pass (cb_buffer_size, at least a block). */
 ADIO_Offset ADIOI_EDONIO_Coll_budget(ADIO_File fd);
 

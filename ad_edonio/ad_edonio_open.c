@@ -91,6 +91,22 @@ struct edonio_cache *ADIOI_EDONIO_Cache_of(ADIO_File fd)
     return h != NULL && h->cache != NULL && h->cache->fd_sys >= 0 ? h->cache : NULL;
 }
 
+/*
+ * Did the last open's exchange give every process the same outcome? Asked once by ROMIO's
+ * ADIO_Open right after the open (ROMIO patch 0010), which then needs no agreement of its own:
+ * one collective fewer per open, as many as ufs's. ROMIO serialises opens (its critical
+ * section), so one flag for the process does.
+ */
+static int open_agreed;
+
+int ADIOI_EDONIO_Open_agreed(void)
+{
+    int agreed = open_agreed;
+
+    open_agreed = 0;
+    return agreed;
+}
+
 /* The handle's cache: shared, or made; every process ends with the same outcome. */
 static int attach_cache(ADIO_File fd, struct edonio_handle *h, int open_code)
 {
@@ -106,6 +122,7 @@ static int attach_cache(ADIO_File fd, struct edonio_handle *h, int open_code)
     } else {
         int code = ADIOI_EDONIO_Cache_open(fd->comm, open_code, fd->fd_sys, fd->filename, writes,
                                            &h->hints, found, &h->cache);
+        open_agreed = 1; /* success or failure, the same on every process */
         if (code != MPI_SUCCESS)
             return code;
     }
@@ -157,7 +174,11 @@ void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_c
         *error_code = ADIOI_EDONIO_Preload(fd);
 }
 
-/* Every dirty byte of the handle's cache in the file: collectively, or alone. */
+/*
+ * Every dirty byte of the handle's cache in the file: collectively, or alone. MPI_File_close
+ * made a barrier just before (ROMIO's close.c, for the shared-file-pointer file), so no process
+ * still writes into another's segment when the owners write back.
+ */
 static int close_cache(ADIO_File fd, struct edonio_handle *h)
 {
     static char myname[] = "ADIOI_EDONIO_CLOSE";
