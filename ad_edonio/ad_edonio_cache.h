@@ -198,6 +198,13 @@ int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_s
  */
 int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stats *st, int drop);
 /*
+ * Write back every own segment of this node, this process's first (forget: drop clean blocks).
+ * A process entering a sync so puts in the file what it wrote into its node peers' segments,
+ * without waiting for them: the first process to take a segment writes it back, the others find
+ * it clean. errno or 0.
+ */
+int ADIOI_EDONIO_Cache_write_back_node(struct edonio_cache *c, struct edonio_stats *st, int forget);
+/*
  * Write every dirty byte this process reaches to the file itself: the node's own segments and
  * remote segments (a one-process handle's sync or close on a larger cache); with 'drop', forget
  * their clean blocks too. errno or 0.

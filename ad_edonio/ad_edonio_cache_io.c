@@ -748,6 +748,21 @@ int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stat
     return err;
 }
 
+int ADIOI_EDONIO_Cache_write_back_node(struct edonio_cache *c, struct edonio_stats *st, int forget)
+{
+    int err = 0;
+
+    for (int k = 0; k < c->node.n; k++) { /* this process's first: the others are at theirs */
+        struct edonio_segment *seg = c->node.own[(c->node.me + k) % c->node.n];
+        ADIOI_EDONIO_Node_lock(seg);
+        int e = write_back_segment(c, st, seg, forget);
+        ADIOI_EDONIO_Node_release(seg);
+        if (e && !err)
+            err = e;
+    }
+    return err;
+}
+
 int ADIOI_EDONIO_Cache_write_back_reachable(struct edonio_cache *c, struct edonio_stats *st,
                                             int forget)
 {

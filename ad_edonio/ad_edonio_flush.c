@@ -34,6 +34,20 @@ static int write_back_grouped(struct edonio_cache *c, MPI_Comm comm, struct edon
     return err;
 }
 
+/*
+ * Does a process write back every segment of its node itself, not only its own? On one node
+ * (nothing to deliver), outside close and without flush groups: a process may still be writing
+ * into an owner's segment when the owner enters the call, and MPI_File_sync promises each
+ * process that its earlier writes are in the file when its call returns. So each process writes
+ * back what it may have written, its own segment first, with no collective before it. Across
+ * nodes the delivery's first reduction waits for all; at close MPI_File_close's barrier just
+ * before did; flush groups wait for one another (a barrier first, in ADIOI_EDONIO_Flush_all).
+ */
+static int own_node_first(const struct edonio_cache *c, const struct edonio_flush *f, int deliver)
+{
+    return !deliver && c->nprocs > 1 && f->how != EDONIO_FLUSH_CLOSE && f->groups <= 1;
+}
+
 /* Delivery, then the write-back; and what 'how' asks after it on this process. errno or 0. */
 static int flush_once(struct edonio_cache *c, const struct edonio_flush *f, int deliver)
 {
@@ -45,7 +59,10 @@ static int flush_once(struct edonio_cache *c, const struct edonio_flush *f, int 
     c->all_in_call = deliver;
     if (deliver)
         err = ADIOI_EDONIO_Net_deliver(c, f->comm, f->st, f->budget, 0);
-    e = write_back_grouped(c, f->comm, f->st, f->groups, f->how != EDONIO_FLUSH_CLOSE);
+    if (own_node_first(c, f, deliver))
+        e = ADIOI_EDONIO_Cache_write_back_node(c, f->st, 1);
+    else
+        e = write_back_grouped(c, f->comm, f->st, f->groups, f->how != EDONIO_FLUSH_CLOSE);
     c->all_in_call = 0;
     err = err ? err : e;
     if (err == 0 && f->how == EDONIO_FLUSH_SYNC && fsync(c->fd_sys) != 0)
@@ -59,14 +76,9 @@ int ADIOI_EDONIO_Flush_all(struct edonio_cache *c, const struct edonio_flush *f)
 {
     int err, again = 0, code;
 
-    /*
-     * On one node a process may still be writing into an owner's segment (a write it makes
-     * before its own call of this collective one): owners write back only once every process is
-     * in the call, so that each process's earlier writes are in the file when its call returns
-     * (MPI_File_sync's promise). Across nodes the delivery's first reduction waits for all; at
-     * close, MPI_File_close's barrier just before did.
-     */
-    if (!c->nodes_apart && c->nprocs > 1 && f->how != EDONIO_FLUSH_CLOSE)
+    /* Flush groups on one node: every process in the call before the first group writes back
+     * (own_node_first). */
+    if (!c->nodes_apart && c->nprocs > 1 && f->how != EDONIO_FLUSH_CLOSE && f->groups > 1)
         MPI_Barrier(f->comm);
     err = flush_once(c, f, c->nodes_apart);
 
