@@ -139,6 +139,12 @@ struct edonio_segment *ADIOI_EDONIO_Node_hold(struct edonio_cache *c, int64_t bl
 void ADIOI_EDONIO_Node_release(struct edonio_segment *seg);
 void ADIOI_EDONIO_Node_lock(struct edonio_segment *seg);
 /*
+ * This process enters a flush of one node's segments (ad_edonio_flush.c): 1 when every process
+ * mapped on the node has entered it too, so that no more writes come into the node's segments
+ * before the flush's agreement. At least one process of the node gets 1 each time.
+ */
+int ADIOI_EDONIO_Node_enter_flush(struct edonio_node *n);
+/*
  * The bytes of a slot of seg (a segment this process reaches), from off: moved by the kernel,
  * their pages never mapped here. errno or 0 (a slot never written reads as zeros).
  */
@@ -198,10 +204,9 @@ int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_s
  */
 int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stats *st, int drop);
 /*
- * Write back every own segment of this node, this process's first (forget: drop clean blocks).
- * A process entering a sync so puts in the file what it wrote into its node peers' segments,
- * without waiting for them: the first process to take a segment writes it back, the others find
- * it clean. errno or 0.
+ * Write back every own segment of this node, this process's first (forget: drop clean blocks):
+ * the last process of the node to enter a sync so puts in the file what the others wrote into
+ * their peers' segments before they entered. errno or 0.
  */
 int ADIOI_EDONIO_Cache_write_back_node(struct edonio_cache *c, struct edonio_stats *st, int forget);
 /*

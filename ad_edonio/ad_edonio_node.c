@@ -341,6 +341,17 @@ void ADIOI_EDONIO_Node_release(struct edonio_segment *seg)
     atomic_store_explicit(&seg->lock, 0, memory_order_release);
 }
 
+int ADIOI_EDONIO_Node_enter_flush(struct edonio_node *n)
+{
+    /* seq_cst: of the node's processes the last to count itself sees every other's count */
+    uint64_t mine = atomic_fetch_add(&n->own[n->me]->syncs, 1) + 1;
+
+    for (int i = 0; i < n->n; i++)
+        if (atomic_load(&n->own[i]->syncs) < mine)
+            return 0;
+    return 1;
+}
+
 /* Which of the node's remote segments keeps a block owned elsewhere: spread by the block. */
 static int remote_holder(const struct edonio_node *n, int64_t block)
 {

@@ -72,6 +72,7 @@ struct edonio_segment *edonio_segment_init(void *mem, int32_t nslots, uint32_t b
     atomic_init(&seg->lock, 0);
     atomic_init(&seg->ready, 0);
     atomic_init(&seg->size, 0);
+    atomic_init(&seg->syncs, 0);
     seg->magic = EDONIO_SEGMENT_MAGIC;
     seg->cookie = cookie;
     seg->nslots = seg->limit = nslots;

@@ -59,6 +59,7 @@ struct edonio_segment {
     atomic_int ready;         /* 1 once laid out (release): others may use it */
     _Atomic int64_t size;     /* in the node's first process's own segment: the file's size as
                                * this node knows it (ad_edonio_node.c) */
+    _Atomic uint64_t syncs;   /* flushes this process has entered on one node (Node_enter_flush) */
     int32_t nslots;           /* slots laid out */
     int32_t limit;            /* slots that may hold a block at once (<= nslots) */
     int32_t nbuckets;         /* hash buckets, a power of two */
