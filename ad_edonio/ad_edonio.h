@@ -100,6 +100,8 @@ struct edonio_handle {
     long long asked_cache_size;  /* the memory hints as asked (hints: as the node can give) */
     long long asked_remote_size;
     int opened;                  /* the collective open is done (the state is complete) */
+    int flushed;                 /* MPI_File_close's flush is done (ROMIO patch 0011) ... */
+    int close_code;              /* ... with this outcome */
 };
 
 static inline struct edonio_handle *edonio_handle(ADIO_File fd)
@@ -118,6 +120,8 @@ ADIO_Offset ADIOI_EDONIO_Coll_budget(ADIO_File fd);
 void ADIOI_EDONIO_Open(ADIO_File fd, int *error_code);
 void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code);
 void ADIOI_EDONIO_Close(ADIO_File fd, int *error_code);
+/* Called by MPI_File_close in place of its barrier (ROMIO patch 0011). */
+void ADIOI_EDONIO_Close_begin(ADIO_File fd);
 void ADIOI_EDONIO_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                              int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                              int *error_code);

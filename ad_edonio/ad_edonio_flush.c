@@ -35,22 +35,20 @@ static int write_back_grouped(struct edonio_cache *c, MPI_Comm comm, struct edon
 }
 
 /*
- * A flush on one node (nothing to deliver), outside close and without flush groups, with no
- * collective before the write-back: a process may still be writing into an owner's segment when
- * the owner enters the call, and MPI_File_sync promises each process that its earlier writes are
- * in the file when its call returns. So each process writes back its own segment on entering,
- * and the last of the node to enter (ADIOI_EDONIO_Node_enter_flush) writes back what the others
- * wrote into every segment of the node since; all of it is in the file before the agreement lets
- * any process return. (Every process writing back every segment would write a block again each
- * time a later writer touched it after an earlier process had written it.) Across nodes the
- * delivery's first reduction waits for all; at close MPI_File_close's barrier just before did;
- * flush groups wait for one another (a barrier first, in ADIOI_EDONIO_Flush_all).
+ * A flush on one node (nothing to deliver), without flush groups, with no collective before the
+ * write-back: a process may still be writing into an owner's segment when the owner enters the
+ * call, and MPI_File_sync (and close) promise each process that its earlier writes are in the
+ * file when its call returns. So each process writes back its own segment on entering, and the
+ * last of the node to enter (ADIOI_EDONIO_Node_enter_flush) writes back what the others wrote
+ * into every segment of the node since; all of it is in the file before the agreement lets any
+ * process return. (Every process writing back every segment would write a block again each time a
+ * later writer touched it after an earlier process had written it.) Across nodes the delivery's
+ * first reduction waits for all; flush groups wait for one another (a barrier first, in
+ * ADIOI_EDONIO_Flush_all).
  */
-static int write_back_node_last(struct edonio_cache *c, const struct edonio_flush *f,
-                                int deliver)
+static int write_back_node_last(struct edonio_cache *c, const struct edonio_flush *f, int deliver)
 {
-    return !deliver && c->nprocs > 1 && f->how != EDONIO_FLUSH_CLOSE && f->groups <= 1 &&
-           ADIOI_EDONIO_Node_enter_flush(&c->node);
+    return !deliver && c->nprocs > 1 && f->groups <= 1 && ADIOI_EDONIO_Node_enter_flush(&c->node);
 }
 
 /* Delivery, then the write-back; and what 'how' asks after it on this process. errno or 0. */
@@ -83,7 +81,7 @@ int ADIOI_EDONIO_Flush_all(struct edonio_cache *c, const struct edonio_flush *f)
 
     /* Flush groups on one node: every process in the call before the first group writes back
      * (write_back_node_last). */
-    if (!c->nodes_apart && c->nprocs > 1 && f->how != EDONIO_FLUSH_CLOSE && f->groups > 1)
+    if (!c->nodes_apart && c->nprocs > 1 && f->groups > 1)
         MPI_Barrier(f->comm);
     err = flush_once(c, f, c->nodes_apart);
 

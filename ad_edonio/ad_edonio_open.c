@@ -6,7 +6,8 @@
  * off), then the handle gets its cache: one it may share (ad_edonio_cache.c), or a new one. Both
  * come out of one exchange of records, which also makes every process agree on how the open went.
  * Close writes every dirty byte back (collectively, or alone for a one-process handle that shares
- * a larger cache) and lets the cache go.
+ * a larger cache) and lets the cache go; under MPI_File_close the flush is the call's one
+ * collective, in place of ROMIO's barrier (patch 0011), as the open's exchange is the open's.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -175,26 +176,59 @@ void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_c
 }
 
 /*
- * Every dirty byte of the handle's cache in the file: collectively, or alone. MPI_File_close
- * made a barrier just before (ROMIO's close.c, for the shared-file-pointer file), so no process
- * still writes into another's segment when the owners write back.
+ * Every dirty byte of the handle's cache in the file: collectively, or alone. Returns whether it
+ * made a collective call that no process leaves before every process entered it (a flush ends in
+ * its agreement), and the outcome in *code. No barrier is needed before it: each process writes
+ * back its own segment as it enters, and the last of a node to enter writes back what the others
+ * wrote into the node's segments since (ad_edonio_flush.c).
  */
-static int close_cache(ADIO_File fd, struct edonio_handle *h)
+static int flush_cache(ADIO_File fd, struct edonio_handle *h, int *code)
 {
     static char myname[] = "ADIOI_EDONIO_CLOSE";
     struct edonio_cache *c = ADIOI_EDONIO_Cache_of(fd);
-    int code = MPI_SUCCESS;
 
-    if (c != NULL && (fd->access_mode & ADIO_RDONLY)) {
-        /* Nothing of this handle's to write (every process opened it with the same mode): the
-         * close needs no agreement, as ufs's needs none. */
-    } else if (c != NULL && h->collective) {
-        struct edonio_flush f = {fd->comm, &h->stats, ADIOI_EDONIO_Coll_budget(fd),
-                                 h->hints.flush_groups, EDONIO_FLUSH_CLOSE, myname};
-        code = ADIOI_EDONIO_Flush_all(c, &f);
-    } else if (c != NULL) {
-        code = ADIOI_EDONIO_Flush_alone(c, &h->stats, EDONIO_FLUSH_CLOSE, myname);
+    *code = MPI_SUCCESS;
+    if (c == NULL || (fd->access_mode & ADIO_RDONLY))
+        return 0; /* nothing of this handle's to write (every process opened it so) */
+    if (!h->collective) {
+        *code = ADIOI_EDONIO_Flush_alone(c, &h->stats, EDONIO_FLUSH_CLOSE, myname);
+        return 0;
     }
+    struct edonio_flush f = {.comm = fd->comm,
+                             .st = &h->stats,
+                             .budget = ADIOI_EDONIO_Coll_budget(fd),
+                             .groups = h->hints.flush_groups,
+                             .how = EDONIO_FLUSH_CLOSE,
+                             .myname = myname};
+    *code = ADIOI_EDONIO_Flush_all(c, &f);
+    return 1;
+}
+
+/*
+ * MPI_File_close's barrier (ROMIO patch 0011: ROMIO's close.c makes one before it closes the
+ * shared-file-pointer file). The close's flush takes its place where there is one, so a close
+ * makes one collective, as ufs's does; ADIOI_EDONIO_Close then returns its outcome.
+ */
+void ADIOI_EDONIO_Close_begin(ADIO_File fd)
+{
+    struct edonio_handle *h = edonio_handle(fd);
+
+    if (h != NULL && h->opened && !h->flushed) {
+        h->flushed = 1;
+        if (flush_cache(fd, h, &h->close_code))
+            return;
+    }
+    MPI_Barrier(fd->comm);
+}
+
+/* The handle lets its cache go (the cache itself when the handle made it). */
+static int close_cache(ADIO_File fd, struct edonio_handle *h)
+{
+    struct edonio_cache *c = ADIOI_EDONIO_Cache_of(fd);
+    int code = h->close_code;
+
+    if (!h->flushed) /* ADIO_Close called directly (ROMIO's own files, the legacy APIs) */
+        flush_cache(fd, h, &code);
     ADIOI_EDONIO_Stats_report(fd);
     if (c != NULL && fd->atomicity)
         c->atomic_handles--;

@@ -23,7 +23,8 @@
 #                     sync-barrier-sync, close and reopen, exact write-back against a direct write,
 #                     a collective write read back at once, independent-then-collective order,
 #                     set_size over writes not yet delivered, a write into an owner's segment that
-#                     is in the file when the writer's sync returns though the owner synced first
+#                     is in the file when the writer's sync returns though the owner synced first,
+#                     and the same with close (the owner closed first)
 # Every program also takes KEY=VALUE hints after its file name, e.g. one that switches the tested
 # behaviour off, which makes it fail (romio_edonio_preload=false).
 #

@@ -24,6 +24,10 @@
  *               block rank 0 owns, then syncs: when its sync returns, its bytes are in the file
  *               (read around MPI-IO). On one node the owner must not write back before every
  *               process is in the call.
+ * 9. closed:    the same with MPI_File_close: rank 0 enters it at once, the last rank sleeps, writes
+ *               a block rank 0 owns and closes; then its bytes are in the file. The close's flush
+ *               takes the place of MPI_File_close's barrier (ROMIO patch 0011), so on one node too
+ *               the owner writes back before the last rank's write.
  * Each case checks every byte; needs 2 processes or more.
  */
 #include "cache_test.h"
@@ -244,6 +248,32 @@ static void case_8(const char *filename)
     CT_MPI(MPI_File_close(&fh));
 }
 
+static void case_9(const char *filename)
+{
+    unsigned char want[REC], got[REC];
+    MPI_File fh;
+
+    ct_fresh(filename);
+    fh = open_with(filename, MPI_MODE_CREATE | MPI_MODE_RDWR, "1048576");
+    fill(want, 0, REC, 11);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (ct_rank == ct_nprocs - 1) {
+        struct timespec nap = {0, 300 * 1000 * 1000};
+        nanosleep(&nap, NULL); /* rank 0 is in its close by now */
+        ct_write_at(fh, 0, want, REC, "closed"); /* block 0: rank 0's */
+    }
+    CT_MPI(MPI_File_close(&fh));
+    if (ct_rank == ct_nprocs - 1) {
+        int fd = open(filename, O_RDONLY);
+        ssize_t n = fd >= 0 ? pread(fd, got, REC, 0) : -1;
+        CT_CHECK(n == REC && memcmp(got, want, REC) == 0,
+                 "closed: a write made before this rank's close is not in the file after the "
+                 "close (%zd bytes read)", n);
+        if (fd >= 0)
+            close(fd);
+    }
+}
+
 int main(int argc, char **argv)
 {
     ct_init(&argc, &argv, "FILE [KEY=VALUE...]");
@@ -257,5 +287,6 @@ int main(int argc, char **argv)
     cases_5_6(argv[1]);
     case_7(argv[1]);
     case_8(argv[1]);
+    case_9(argv[1]);
     return ct_finish();
 }
