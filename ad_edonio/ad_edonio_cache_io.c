@@ -441,10 +441,18 @@ static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t 
     return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, in, hi - lo, 1);
 }
 
-/* Is block cached on this node? (The segment is held only for the look.) */
+/*
+ * Is block cached on this node? An empty hash bucket says no without the lock (this process's own
+ * earlier writes are in a slot it made; a slot another process makes meanwhile is a concurrent
+ * access to a block the caller moves whole); else the segment is held only for the look.
+ */
 static int cached(struct edonio_cache *c, int64_t block)
 {
-    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_segment(c, block);
+
+    if (!edonio_may_hold(seg, block))
+        return 0;
+    ADIOI_EDONIO_Node_lock(seg);
     int found = edonio_lookup(seg, block) != EDONIO_NO_SLOT;
 
     ADIOI_EDONIO_Node_release(seg);
@@ -501,8 +509,9 @@ static int64_t direct_run(struct edonio_cache *c, struct edonio_stats *st, int64
                   : fs_read(c, st, buf, (size_t)(n * bs), start);
     if (err)
         return -err;
-    for (int64_t k = 0; k < n; k++)
-        direct_settle(c, block + k, buf + k * bs, writing);
+    if (writing || c->hints.read_fill == EDONIO_READ_FILL_BLOCK) /* else a read leaves no trace */
+        for (int64_t k = 0; k < n; k++)
+            direct_settle(c, block + k, buf + k * bs, writing);
     st->direct += n;
     return n;
 }
