@@ -468,13 +468,15 @@ static int cached(struct edonio_cache *c, int64_t block)
  */
 static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf, int writing)
 {
+    if (!writing && c->hints.read_fill != EDONIO_READ_FILL_BLOCK)
+        return; /* a read that keeps no copy leaves nothing to settle: no lock taken */
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
     int32_t slot = edonio_lookup(seg, block);
 
     if (slot != EDONIO_NO_SLOT) {
         if (writing && edonio_slot_at(seg, slot)->ndirty == 0)
             edonio_drop(seg, slot);
-    } else if (!writing && c->hints.read_fill == EDONIO_READ_FILL_BLOCK && seg->nused < seg->limit) {
+    } else if (!writing && seg->nused < seg->limit) {
         slot = edonio_insert(seg, block);
         if (ADIOI_EDONIO_Slot_put(c, seg, slot, 0, buf, seg->block_size) == 0)
             edonio_mark_valid(edonio_slot_at(seg, slot));
@@ -509,9 +511,8 @@ static int64_t direct_run(struct edonio_cache *c, struct edonio_stats *st, int64
                   : fs_read(c, st, buf, (size_t)(n * bs), start);
     if (err)
         return -err;
-    if (writing || c->hints.read_fill == EDONIO_READ_FILL_BLOCK) /* else a read leaves no trace */
-        for (int64_t k = 0; k < n; k++)
-            direct_settle(c, block + k, buf + k * bs, writing);
+    for (int64_t k = 0; k < n; k++)
+        direct_settle(c, block + k, buf + k * bs, writing);
     st->direct += n;
     return n;
 }
