@@ -166,16 +166,13 @@ static int write_span(struct edonio_cache *c, struct edonio_stats *st, struct ed
     struct edonio_slot *s = edonio_slot_at(seg, slot);
     uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi;
     ADIO_Offset start = block_start(c, s->block) + lo;
-    unsigned char *buf = bounce(c);
 
     if (s->ndirty < EDONIO_COALESCE_MIN || (c->nodes_apart && !c->all_in_call) ||
         !lock_range(c, start, hi - lo, 0))
         return 0;
     *err = fetch(c, st, seg, slot); /* the bytes between the pieces, as the file has them now */
     if (*err == 0)
-        *err = ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf + lo, hi - lo);
-    if (*err == 0)
-        *err = fs_write(c, st, buf + lo, hi - lo, start);
+        *err = fs_write(c, st, edonio_slot_data(seg, slot) + lo, hi - lo, start);
     unlock_range(c, start, hi - lo);
     return *err == 0;
 }
@@ -186,21 +183,19 @@ static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct ed
                       int32_t slot)
 {
     struct edonio_slot *s = edonio_slot_at(seg, slot);
-    unsigned char *buf = bounce(c);
+    const unsigned char *data = edonio_slot_data(seg, slot); /* written from where it lies */
     ADIO_Offset start = block_start(c, s->block);
     int err;
 
     if (s->ndirty == 0)
         return 0;
-    if (buf == NULL)
-        return ENOMEM;
     edonio_wait_idle(s); /* a copy into it still under way would be half written, then lost */
     if (!write_span(c, st, seg, slot, &err)) {
-        uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi; /* one read of them all */
+        uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi;
         int locked = lock_range(c, start + lo, hi - lo, 1);
-        err = ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf + lo, hi - lo);
+        err = 0;
         for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
-            err = fs_write(c, st, buf + s->dirty[i].lo, s->dirty[i].hi - s->dirty[i].lo,
+            err = fs_write(c, st, data + s->dirty[i].lo, s->dirty[i].hi - s->dirty[i].lo,
                            start + s->dirty[i].lo);
         if (locked)
             unlock_range(c, start + lo, hi - lo);
@@ -212,22 +207,27 @@ static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct ed
     return err;
 }
 
-/* Read a held slot's block from the file into every byte not written here; it becomes VALID. */
+/*
+ * Read a held slot's block from the file into every byte not written here; it becomes VALID. A
+ * slot with nothing written is read into where it lies (no byte of it is readable yet, so nobody
+ * copies out of it meanwhile); else the block goes through the bounce buffer, and only the bytes
+ * between the dirty extents into the slot (others may be copying the extents out).
+ */
 static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
                  int32_t slot)
 {
     struct edonio_slot *s = edonio_slot_at(seg, slot);
     uint32_t bs = seg->block_size, at = 0;
-    unsigned char *buf = bounce(c);
+    unsigned char *buf = s->ndirty == 0 ? edonio_slot_data(seg, slot) : bounce(c);
     int err;
 
     if (buf == NULL)
         return ENOMEM;
     err = fs_read(c, st, buf, bs, block_start(c, s->block));
-    for (uint32_t i = 0; err == 0 && i <= s->ndirty; i++) { /* the bytes between dirty extents */
+    for (uint32_t i = 0; err == 0 && s->ndirty > 0 && i <= s->ndirty; i++) { /* between extents */
         uint32_t end = i < s->ndirty ? s->dirty[i].lo : bs;
         if (end > at)
-            err = ADIOI_EDONIO_Slot_put(c, seg, slot, at, buf + at, end - at);
+            ADIOI_EDONIO_Slot_put(seg, slot, at, buf + at, end - at);
         if (i < s->ndirty)
             at = s->dirty[i].hi;
     }
@@ -261,6 +261,23 @@ evict:
     return 0;
 }
 
+/*
+ * A free slot of a held segment for block, its memory allocated; EDONIO_NO_SLOT when none is free
+ * (*err 0) or its memory cannot be had (*err: the node is out of memory).
+ */
+static int32_t take_slot(struct edonio_cache *c, struct edonio_segment *seg, int64_t block,
+                         int *err)
+{
+    int32_t slot = edonio_insert(seg, block);
+
+    *err = 0;
+    if (slot != EDONIO_NO_SLOT && (*err = ADIOI_EDONIO_Node_back(c, seg, slot)) != 0) {
+        edonio_remove(seg, slot);
+        slot = EDONIO_NO_SLOT;
+    }
+    return slot;
+}
+
 /* The slot of a held segment that holds block, taking (and if need be freeing) one. errno or 0. */
 static int slot_for(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
                     int64_t block, int32_t *slot)
@@ -276,13 +293,13 @@ static int slot_for(struct edonio_cache *c, struct edonio_stats *st, struct edon
         return 0;
     }
     st->misses++;
-    *slot = edonio_insert(seg, block);
-    if (*slot != EDONIO_NO_SLOT)
-        return 0;
+    *slot = take_slot(c, seg, block, &err);
+    if (*slot != EDONIO_NO_SLOT || err != 0)
+        return err;
     if ((err = make_room(c, st, seg)) != 0)
         return err;
-    *slot = edonio_insert(seg, block);
-    return *slot == EDONIO_NO_SLOT ? ENOMEM : 0;
+    *slot = take_slot(c, seg, block, &err);
+    return *slot == EDONIO_NO_SLOT && err == 0 ? ENOMEM : err;
 }
 
 /*
@@ -334,15 +351,21 @@ static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
     return slot;
 }
 
-/* Copy a busy slot's bytes in or out (no lock needed), then let it be. errno or 0. */
-static int copy_slot(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot, uint32_t lo,
-                     void *buf, size_t len, int writing)
+/*
+ * Copy a busy slot's bytes in or out (no lock needed), then let it be. err: how getting the slot
+ * went (0 when it was got), returned.
+ */
+static int copy_slot(struct edonio_segment *seg, int32_t slot, uint32_t lo, void *buf, size_t len,
+                     int writing, int err)
 {
-    int err = writing ? ADIOI_EDONIO_Slot_put(c, seg, slot, lo, buf, len)
-                      : ADIOI_EDONIO_Slot_get(c, seg, slot, lo, buf, len);
-
+    if (slot == EDONIO_NO_SLOT)
+        return err;
+    if (writing)
+        ADIOI_EDONIO_Slot_put(seg, slot, lo, buf, len);
+    else
+        ADIOI_EDONIO_Slot_get(seg, slot, lo, buf, len);
     copy_done(edonio_slot_at(seg, slot));
-    return err;
+    return 0;
 }
 
 /*
@@ -370,7 +393,7 @@ static int read_held(struct edonio_cache *c, struct edonio_stats *st, struct edo
         return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
     int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
 
-    return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, out, hi - lo, 0);
+    return copy_slot(seg, slot, lo, out, hi - lo, 0, err);
 }
 
 static int write_held(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
@@ -379,7 +402,7 @@ static int write_held(struct edonio_cache *c, struct edonio_stats *st, struct ed
     int err;
     int32_t slot = write_begin(c, st, seg, block, lo, hi, in, &err);
 
-    return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, (void *)in, hi - lo, 1);
+    return copy_slot(seg, slot, lo, (void *)in, hi - lo, 1, err);
 }
 
 /* ------------------------------------------------------------------ pieces */
@@ -402,7 +425,7 @@ static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t b
     int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
 
     ADIOI_EDONIO_Node_release(seg);
-    return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, out, hi - lo, 0);
+    return copy_slot(seg, slot, lo, out, hi - lo, 0, err);
 }
 
 /*
@@ -438,7 +461,7 @@ static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t 
     int32_t slot = write_begin(c, st, seg, block, lo, hi, in, &err);
 
     ADIOI_EDONIO_Node_release(seg);
-    return slot == EDONIO_NO_SLOT ? err : copy_slot(c, seg, slot, lo, in, hi - lo, 1);
+    return copy_slot(seg, slot, lo, in, hi - lo, 1, err);
 }
 
 /*
@@ -477,11 +500,12 @@ static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf
         if (writing && edonio_slot_at(seg, slot)->ndirty == 0)
             edonio_drop(seg, slot);
     } else if (!writing && seg->nused < seg->limit) {
-        slot = edonio_insert(seg, block);
-        if (ADIOI_EDONIO_Slot_put(c, seg, slot, 0, buf, seg->block_size) == 0)
+        int err;
+        slot = take_slot(c, seg, block, &err);
+        if (slot != EDONIO_NO_SLOT) { /* else no room for a copy: nothing lost */
+            ADIOI_EDONIO_Slot_put(seg, slot, 0, buf, seg->block_size);
             edonio_mark_valid(edonio_slot_at(seg, slot));
-        else
-            edonio_remove(seg, slot); /* no room for a copy: nothing lost */
+        }
     }
     ADIOI_EDONIO_Node_release(seg);
 }
@@ -831,8 +855,8 @@ int ADIOI_EDONIO_Cache_preload(struct edonio_cache *c, struct edonio_stats *st, 
         ADIOI_EDONIO_Node_lock(seg);
         full = seg->nused >= seg->limit;
         if (!full && edonio_lookup(seg, b) == EDONIO_NO_SLOT) {
-            int32_t slot = edonio_insert(seg, b);
-            if ((err = fetch(c, st, seg, slot)) != 0)
+            int32_t slot = take_slot(c, seg, b, &err);
+            if (slot != EDONIO_NO_SLOT && (err = fetch(c, st, seg, slot)) != 0)
                 edonio_drop(seg, slot);
         }
         ADIOI_EDONIO_Node_release(seg);

@@ -7,13 +7,13 @@
  * At open each process publishes where that memory is (pid and descriptor, in the open's one
  * exchange of records); the processes of its node open it through /proc/<pid>/fd/<fd>, map it,
  * check the segment's cookie, and from then on work on it directly: an atomic lock word per
- * segment, loads and stores of the metadata (header, slot table, index), and the blocks' bytes
- * moved by the kernel with pread and pwrite on the memfd (ADIOI_EDONIO_Slot_get and _put). Those
- * bytes are never touched through the mapping: a first touch of shared memory costs a page fault
- * per page in every process that maps it (tens of microseconds each in a virtual machine), and
- * processes storing into one another's mapped pages slowed each other down several times here,
- * where the kernel makes each page and copies into it while it is in cache. No MPI call is made
- * to reach an owner on the same node.
+ * segment, loads and stores of the metadata (header, slot table, index) and of the blocks' bytes.
+ * A slot's memory is allocated when a slot is first taken (ADIOI_EDONIO_Node_back: fallocate on
+ * the memfd), so that a node short of memory gives an error, and the request goes to the file,
+ * rather than SIGBUS at a store. Measured here (perf/cases/memfd_copy.c and its notes in
+ * perf/README.md): into pages that exist, stores are 6-15 times cheaper than pwrite on the memfd,
+ * which is what the slots' bytes went through before; into new pages they cost about the same.
+ * No MPI call is made to reach an owner on the same node.
  *
  * Processes share a node when the kernel instance, the PID namespace and the user are the same
  * (the key). Where MPICH is told to act as if every process were on a node of its own
@@ -391,6 +391,9 @@ int ADIOI_EDONIO_Node_reaches(const struct edonio_cache *c, int rank)
 
 /* ---------------------------------------------------------------- the blocks' bytes */
 
+/* Allocated ahead of need, at most: a segment grows by this much at once (fewer calls). */
+enum { BACK_STEP = 256 << 10 };
+
 /* The memfd holding seg, and where seg's data starts in it. */
 static int data_of(const struct edonio_node *n, const struct edonio_segment *seg, off_t *base)
 {
@@ -402,46 +405,38 @@ static int data_of(const struct edonio_node *n, const struct edonio_segment *seg
     return -1;
 }
 
-int ADIOI_EDONIO_Slot_put(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot,
-                          uint32_t off, const void *buf, size_t len)
+int ADIOI_EDONIO_Node_back(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot)
 {
+    int32_t step = (int32_t)(BACK_STEP / seg->block_size), upto = slot + 1;
     off_t base;
-    int fd = data_of(&c->node, seg, &base);
-    size_t done = 0;
+    int fd;
 
-    base += (off_t)slot * seg->block_size + off;
-    while (done < len) {
-        ssize_t w = pwrite(fd, (const char *)buf + done, len - done, base + (off_t)done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return w < 0 ? errno : ENOSPC;
-        done += (size_t)w;
-    }
+    if (slot < seg->nbacked)
+        return 0;
+    if (upto < seg->nbacked + step)
+        upto = seg->nbacked + step;
+    if (upto > seg->nslots)
+        upto = seg->nslots;
+    if ((fd = data_of(&c->node, seg, &base)) < 0)
+        return EINVAL;
+    off_t from = base + (off_t)seg->nbacked * seg->block_size;
+    while (fallocate(fd, 0, from, (off_t)(upto - seg->nbacked) * seg->block_size) != 0)
+        if (errno != EINTR)
+            return errno;
+    seg->nbacked = upto;
     return 0;
 }
 
-int ADIOI_EDONIO_Slot_get(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot,
-                          uint32_t off, void *buf, size_t len)
+void ADIOI_EDONIO_Slot_put(struct edonio_segment *seg, int32_t slot, uint32_t off, const void *buf,
+                           size_t len)
 {
-    off_t base;
-    int fd = data_of(&c->node, seg, &base);
-    size_t done = 0;
+    memcpy(edonio_slot_data(seg, slot) + off, buf, len);
+}
 
-    base += (off_t)slot * seg->block_size + off;
-    while (done < len) {
-        ssize_t r = pread(fd, (char *)buf + done, len - done, base + (off_t)done);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return errno;
-        if (r == 0) { /* never written: zeros */
-            memset((char *)buf + done, 0, len - done);
-            break;
-        }
-        done += (size_t)r;
-    }
-    return 0;
+void ADIOI_EDONIO_Slot_get(struct edonio_segment *seg, int32_t slot, uint32_t off, void *buf,
+                           size_t len)
+{
+    memcpy(buf, edonio_slot_data(seg, slot) + off, len);
 }
 
 /* ---------------------------------------------------------------- the file's size */

@@ -85,10 +85,14 @@ struct edonio_segment *edonio_segment_init(void *mem, int32_t nslots, uint32_t b
     return seg;
 }
 
+static int32_t bucket_of(const struct edonio_segment *seg, int64_t block);
+
 void edonio_segment_clear(struct edonio_segment *seg)
 {
-    if (seg->nhigh > 0)
-        memset(buckets(seg), 0, (size_t)seg->nbuckets * sizeof(int32_t));
+    for (int32_t i = 0; i < seg->nhigh; i++)
+        if (edonio_slot_at(seg, i)->block >= 0)
+            __atomic_store_n(&buckets(seg)[bucket_of(seg, edonio_slot_at(seg, i)->block)], 0,
+                             __ATOMIC_RELAXED); /* edonio_may_hold */
     reset(seg);
 }
 

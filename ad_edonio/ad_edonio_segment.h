@@ -18,9 +18,10 @@
  * written, never bytes fetched from the file, so it cannot overwrite what another process wrote
  * to the file directly meanwhile (doc/design.md, "What may reach the file, and when").
  *
- * Nothing here locks, does I/O, talks to MPI or touches a slot's data: the caller holds the
- * segment's lock (ad_edonio_node.c), moves the data and does the file-system operations
- * (ad_edonio_cache_io.c). It is tested on its own (test/unit/t_segment.c).
+ * Nothing here locks, does I/O, talks to MPI or touches a slot's data (it only says where the data
+ * is): the caller holds the segment's lock (ad_edonio_node.c), allocates the slots' memory, moves
+ * the data and does the file-system operations (ad_edonio_cache_io.c). It is tested on its own
+ * (test/unit/t_segment.c).
  */
 #ifndef AD_EDONIO_SEGMENT_H_INCLUDED
 #define AD_EDONIO_SEGMENT_H_INCLUDED
@@ -69,7 +70,8 @@ struct edonio_segment {
     int32_t lru_tail;         /* least recently used slot, or EDONIO_NO_SLOT */
     int32_t free_head;        /* a freed slot (chained through lru_next), or EDONIO_NO_SLOT */
     uint32_t block_size;      /* bytes per block, a power of two */
-    uint32_t pad;
+    int32_t nbacked;          /* slots [0, nbacked) have their memory allocated: their bytes may
+                               * be stored through the mapping (ADIOI_EDONIO_Node_back) */
     uint64_t slots_offset;    /* from the segment's start */
     uint64_t buckets_offset;  /* int32 per bucket: slot + 1, 0 when empty */
     uint64_t data_offset;     /* slot i's data at data_offset + i * block_size */
@@ -103,7 +105,9 @@ size_t edonio_segment_meta_size(int32_t nslots);
  */
 struct edonio_segment *edonio_segment_init(void *mem, int32_t nslots, uint32_t block_size,
                                            uint64_t cookie);
-/* Forget every block (their dirty bytes must have been dealt with). */
+/* Forget every block (their dirty bytes must have been dealt with). Only the hash buckets of the
+ * blocks it held are written, so no page of the index is touched that was not before; the slots'
+ * memory stays allocated (nbacked). */
 void edonio_segment_clear(struct edonio_segment *seg);
 
 struct edonio_slot *edonio_slot_at(struct edonio_segment *seg, int32_t slot);

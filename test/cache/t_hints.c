@@ -431,6 +431,9 @@ static long long write_through_one(const char *filename, const char *asked, long
              through ? "is not" : "is already");
     CT_CHECK(!in_file(filename, b, want + b, 1000) && !in_file(filename, cc, want + cc, 32 * KIB),
              "%s: a write that the cache should hold is in the file before any sync", what);
+    /* A close writes back at once what the closing process's segment holds, others' writes too
+     * (no barrier before: patch 0011): every process looks at the file before any closes. */
+    MPI_Barrier(MPI_COMM_WORLD);
     unsigned char *buf = malloc((size_t)(2 * DEF_BLOCK));
     ct_read_at(fh, a, buf, 32 * KIB, 32 * KIB, what); /* this process reads its own writes */
     ct_compare(what, buf, want + a, a, 32 * KIB);
