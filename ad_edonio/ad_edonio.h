@@ -60,6 +60,8 @@ struct edonio_hints {
     int preload;                     /* romio_edonio_preload */
     int flush_groups;                /* romio_edonio_flush_groups: groups that write back in turn */
     int shared_memory;               /* romio_edonio_shared_memory: 0 = every process a node */
+    int keep_memory;                 /* romio_edonio_keep_memory: a closed cache's memory serves
+                                      * the next cache of the same processes */
     enum edonio_atomicity atomicity; /* romio_edonio_atomicity */
     enum edonio_coll_path coll_path; /* romio_edonio_coll_path */
     enum edonio_read_fill read_fill; /* romio_edonio_read_fill: never auto in a cache's hints */
@@ -84,6 +86,8 @@ struct edonio_stats {
     long long delivered;      /* bytes of other nodes' blocks delivered to their owners */
     long long mem_mapped;     /* bytes of cache memory this process laid out (address space) */
     long long mem_touched;    /* bytes of cache memory this process's blocks have used */
+    long long mem_reused;     /* bytes of it that were allocated at open: kept from a closed
+                               * cache (romio_edonio_keep_memory) */
 };
 
 struct edonio_cache;
@@ -102,6 +106,8 @@ struct edonio_handle {
     int opened;                  /* the collective open is done (the state is complete) */
     int flushed;                 /* MPI_File_close's flush is done (ROMIO patch 0011) ... */
     int close_code;              /* ... with this outcome */
+    int together;                /* the close made a collective call that no process left
+                                  * before all entered (its flush, or the barrier) */
 };
 
 static inline struct edonio_handle *edonio_handle(ADIO_File fd)
@@ -165,6 +171,8 @@ int ADIOI_EDONIO_Agree_max(MPI_Comm comm, const char *myname, const char *filena
 int ADIOI_EDONIO_Lock_range(int fd_sys, int type, ADIO_Offset start, ADIO_Offset len);
 void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h);
 void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h);
+/* Do a and b give a cache the same shape (its memory's layout)? */
+int ADIOI_EDONIO_Hints_same_shape(const struct edonio_hints *a, const struct edonio_hints *b);
 /* read_fill as it applies to the file open on fd_sys: auto decided by its file system. */
 enum edonio_read_fill ADIOI_EDONIO_Read_fill(enum edonio_read_fill asked, int fd_sys);
 /* write_through as it applies to the file open on fd_sys: auto decided by its file system. */

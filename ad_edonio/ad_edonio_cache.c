@@ -29,6 +29,9 @@ struct record {
     struct edonio_hints hints; /* rank 0's are the cache's */
     int32_t open_class;        /* MPI error class of its open of the file, 0 when it worked */
     int32_t sharing;           /* it found a cache of the file to share */
+    int32_t pad;
+    uint64_t kept;             /* the id of memory it kept from a closed cache of the same
+                                * processes (ADIOI_EDONIO_Node_kept), 0 when none */
 };
 
 static struct edonio_cache *cache_new(MPI_Comm comm, int fd_sys, const char *filename,
@@ -111,11 +114,23 @@ static int shares_a_node(const struct edonio_peer *peers, int nprocs)
     return shared;
 }
 
+/* Did every process offer the same kept memory as this one? */
+static int kept_by_all(const struct record *all, int nprocs, uint64_t mine)
+{
+    for (int r = 0; r < nprocs; r++)
+        if (all[r].kept != mine)
+            return 0;
+    return mine != 0;
+}
+
 /*
  * Collective: this process's memory, the exchange of records, then (unless every process shares
- * a cache already, or one failed) the segments and the node with rank 0's hints.
+ * a cache already, or one failed) the segments and the node with rank 0's hints: the memory kept
+ * from the processes' last cache when they all offer it and the shape is the same (may_reuse:
+ * at open), else the memory just made.
  */
-static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_class, int sharing)
+static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_class, int sharing,
+                             int may_reuse)
 {
     struct record mine, *all = calloc((size_t)c->nprocs, sizeof(*all));
     struct edonio_peer *peers = calloc((size_t)c->nprocs, sizeof(*peers));
@@ -130,18 +145,23 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     mine.sharing = sharing;
     if (all == NULL || peers == NULL)
         MPI_Abort(comm, ENOMEM); /* cannot take part in the exchange */
-    if (open_class == 0 && !sharing)
+    if (open_class == 0 && !sharing) {
         mine.peer.err = ADIOI_EDONIO_Node_prepare(c, &mine.peer);
+        mine.kept = may_reuse ? ADIOI_EDONIO_Node_kept(c) : 0;
+    }
     MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, comm);
     o = outcome_of(all, c->nprocs);
     if (o.failed < 0 && !o.sharing) {
-        c->hints = all[0].hints;
-        for (int r = 0; r < c->nprocs; r++) {
-            peers[r] = all[r].peer;
-            c->nodes_apart |= all[r].peer.key != all[0].peer.key;
+        c->hints = c->asked = all[0].hints;
+        c->id = all[0].peer.cookie;
+        if (!ADIOI_EDONIO_Node_adopt(c, mine.kept != 0, kept_by_all(all, c->nprocs, mine.kept))) {
+            for (int r = 0; r < c->nprocs; r++) {
+                peers[r] = all[r].peer;
+                c->nodes_apart |= all[r].peer.key != all[0].peer.key;
+            }
+            c->nodes_shared = shares_a_node(peers, c->nprocs);
+            ADIOI_EDONIO_Node_attach(c, peers);
         }
-        c->nodes_shared = shares_a_node(peers, c->nprocs);
-        ADIOI_EDONIO_Node_attach(c, peers);
         c->fetch_buf = malloc((size_t)c->hints.block_size); /* NULL: allocated when needed */
     }
     free(peers);
@@ -186,7 +206,7 @@ int ADIOI_EDONIO_Cache_open(MPI_Comm comm, int open_code, int fd_sys, const char
         MPI_Abort(comm, ENOMEM);
     if (open_code != MPI_SUCCESS)
         MPI_Error_class(open_code, &open_class);
-    o = attach(c, comm, open_class ? open_class : MPI_SUCCESS, found != NULL);
+    o = attach(c, comm, open_class ? open_class : MPI_SUCCESS, found != NULL, 1);
     if (o.failed >= 0) {
         int code = failure_code(c, comm, o, open_code);
         cache_free(c);
@@ -240,10 +260,13 @@ static void unlink_cache(struct edonio_cache *c)
         *p = c->next;
 }
 
-void ADIOI_EDONIO_Cache_close(struct edonio_cache *c)
+void ADIOI_EDONIO_Cache_close(struct edonio_cache *c, int keep)
 {
     unlink_cache(c);
-    ADIOI_EDONIO_Node_detach(c);
+    if (keep && c->hints.keep_memory)
+        ADIOI_EDONIO_Node_keep(c);
+    else
+        ADIOI_EDONIO_Node_detach(c);
     c->fd_sys = -1;
 }
 
@@ -269,9 +292,9 @@ int ADIOI_EDONIO_Cache_rebuild(struct edonio_cache *c, MPI_Comm comm, struct edo
     c->fetch_buf = NULL;
     c->hints = *hints;
     c->nodes_apart = c->nodes_shared = 0;
-    struct outcome o = attach(c, comm, 0, 0);
+    struct outcome o = attach(c, comm, 0, 0, 0);
     if (o.failed < 0)
         return MPI_SUCCESS;
-    ADIOI_EDONIO_Cache_close(c); /* no cache: its handles go to the file system */
+    ADIOI_EDONIO_Cache_close(c, 0); /* no cache: its handles go to the file system */
     return failure_code(c, comm, o, MPI_SUCCESS);
 }

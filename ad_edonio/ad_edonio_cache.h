@@ -62,6 +62,9 @@ struct edonio_node {
 /* The cache of one file (see above). */
 struct edonio_cache {
     struct edonio_hints hints; /* its shape and behaviour: rank 0's at open */
+    struct edonio_hints asked; /* rank 0's as asked, before the node's memory bounded them */
+    uint64_t id;               /* the same on every process: rank 0's cookie at open */
+    long long reused;          /* bytes of memory it found allocated (kept from a closed cache) */
     int fd_sys;                /* the descriptor its file-system operations use */
     char *filename;            /* for messages */
     dev_t dev;                 /* the file's identity, for handles opened later */
@@ -109,10 +112,12 @@ int ADIOI_EDONIO_Cache_open(MPI_Comm comm, int open_code, int fd_sys, const char
 struct edonio_cache *ADIOI_EDONIO_Cache_find(int fd_sys, MPI_Comm comm, int *same_group);
 /*
  * Its processes close the cache (every dirty byte written back): handles still sharing it go to the
- * file system from now on (ADIOI_EDONIO_Cache_of). Then, or for a handle that shares it, one
+ * file system from now on (ADIOI_EDONIO_Cache_of). With 'keep' (the close succeeded on every
+ * process, which all left a collective call first) and romio_edonio_keep_memory, its memory is
+ * kept for the next cache of the same processes (ADIOI_EDONIO_Node_keep). Then, or for a handle that shares it, one
  * handle less: the last one frees it.
  */
-void ADIOI_EDONIO_Cache_close(struct edonio_cache *c);
+void ADIOI_EDONIO_Cache_close(struct edonio_cache *c, int keep);
 void ADIOI_EDONIO_Cache_release(struct edonio_cache *c);
 /* Collective over the cache's processes: the same cache in a new shape (written back first). */
 int ADIOI_EDONIO_Cache_rebuild(struct edonio_cache *c, MPI_Comm comm, struct edonio_stats *st,
@@ -132,6 +137,18 @@ int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me);
  */
 void ADIOI_EDONIO_Node_attach(struct edonio_cache *c, const struct edonio_peer *all);
 void ADIOI_EDONIO_Node_detach(struct edonio_cache *c);
+/*
+ * Memory kept from a closed cache, for the next cache of the same processes (ad_edonio_node.c).
+ * keep: at close, after the close's collective flush or barrier (nobody touches the segments any
+ * more), instead of detach: the segments emptied, their memory kept (else detached). kept: before
+ * the open's exchange, the kept memory's id when it is of c's processes (it is made ready for
+ * use), else 0. adopt: after it, with the cache's hints: c takes the kept memory when this process
+ * offered it, every process offered the same and the shape is the same (1; the memory prepared
+ * for a new cache is let go); the same answer on every process.
+ */
+void ADIOI_EDONIO_Node_keep(struct edonio_cache *c);
+uint64_t ADIOI_EDONIO_Node_kept(struct edonio_cache *c);
+int ADIOI_EDONIO_Node_adopt(struct edonio_cache *c, int offered, int offered_by_all);
 /* The segment that caches block on this node (not locked: edonio_may_hold only); locked; and
  * unlocked. */
 struct edonio_segment *ADIOI_EDONIO_Node_segment(struct edonio_cache *c, int64_t block);

@@ -29,6 +29,7 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
     h->preload = 0;
     h->flush_groups = 1;
     h->shared_memory = 1;
+    h->keep_memory = 1;
     h->atomicity = EDONIO_ATOMIC_RANK_ORDER;
     h->coll_path = EDONIO_COLL_PATH_AUTO;
     h->read_fill = EDONIO_READ_FILL_AUTO;
@@ -130,6 +131,9 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     b = get_bool(info, "romio_edonio_shared_memory");
     if (b != -1)
         h->shared_memory = b >= 0 ? b : d.shared_memory;
+    b = get_bool(info, "romio_edonio_keep_memory");
+    if (b != -1)
+        h->keep_memory = b >= 0 ? b : d.keep_memory;
     b = get_name(info, "romio_edonio_atomicity", atomicity_names, 3);
     if (b != -1)
         h->atomicity = (enum edonio_atomicity)b;
@@ -166,6 +170,7 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
     ADIOI_Info_set(fd->info, "romio_edonio_preload", h->preload ? "true" : "false");
     info_set_ll(fd, "romio_edonio_flush_groups", h->flush_groups);
     ADIOI_Info_set(fd->info, "romio_edonio_shared_memory", h->shared_memory ? "true" : "false");
+    ADIOI_Info_set(fd->info, "romio_edonio_keep_memory", h->keep_memory ? "true" : "false");
     info_set_ll(fd, "romio_edonio_direct_threshold", h->direct_threshold);
     ADIOI_Info_set(fd->info, "romio_edonio_atomicity", atomicity_names[h->atomicity]);
     ADIOI_Info_set(fd->info, "romio_edonio_coll_path", coll_path_names[h->coll_path]);
@@ -219,7 +224,7 @@ long long ADIOI_EDONIO_Write_through(long long asked, int fd_sys)
     return page_cached(fd_sys) ? EDONIO_WRITE_THROUGH_LOCAL : 0;
 }
 
-static int same_shape(const struct edonio_hints *a, const struct edonio_hints *b)
+int ADIOI_EDONIO_Hints_same_shape(const struct edonio_hints *a, const struct edonio_hints *b)
 {
     return a->block_size == b->block_size && a->cache_size == b->cache_size &&
            a->remote_cache_size == b->remote_cache_size && a->shared_memory == b->shared_memory;
@@ -244,7 +249,7 @@ static int change(ADIO_File fd, struct edonio_handle *h, struct edonio_hints *wa
     preload_now = want->preload && !h->hints.preload; /* or with a new shape, below */
     h->asked_cache_size = want->cache_size;
     h->asked_remote_size = want->remote_cache_size;
-    if (c != NULL && h->collective && !same_shape(want, &old)) {
+    if (c != NULL && h->collective && !ADIOI_EDONIO_Hints_same_shape(want, &old)) {
         code = ADIOI_EDONIO_Cache_rebuild(c, fd->comm, &h->stats, want);
         preload_now = want->preload;
         h->hints = *want;
@@ -260,6 +265,7 @@ static int change(ADIO_File fd, struct edonio_handle *h, struct edonio_hints *wa
     }
     if (c != NULL) {
         c->hints.direct_threshold = h->hints.direct_threshold;
+        c->hints.keep_memory = h->hints.keep_memory;
         c->hints.read_fill = h->hints.read_fill =
             ADIOI_EDONIO_Read_fill(want->read_fill, c->fd_sys);
         c->hints.write_through = h->hints.write_through =

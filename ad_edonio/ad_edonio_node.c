@@ -301,10 +301,8 @@ void ADIOI_EDONIO_Node_attach(struct edonio_cache *c, const struct edonio_peer *
     n->size = &n->own[0]->size; /* the node's first process keeps the node's size */
 }
 
-void ADIOI_EDONIO_Node_detach(struct edonio_cache *c)
+static void detach_node(struct edonio_node *n)
 {
-    struct edonio_node *n = &c->node;
-
     for (int i = 0; n->map != NULL && i < n->n; i++) {
         if (n->map[i] != NULL)
             munmap(n->map[i], n->bytes[i]);
@@ -325,6 +323,126 @@ void ADIOI_EDONIO_Node_detach(struct edonio_cache *c)
     free(n->fd);
     memset(n, 0, sizeof(*n));
     n->memfd = -1;
+}
+
+void ADIOI_EDONIO_Node_detach(struct edonio_cache *c)
+{
+    detach_node(&c->node);
+}
+
+/* ---------------------------------------------------------------- memory kept after a close */
+
+/*
+ * The memory of the last cache this process closed (ADIOI_EDONIO_Node_keep): its segments empty,
+ * their slots' pages still allocated and mapped by every process of the node, for the next cache
+ * the same processes make in the same shape (ADIOI_EDONIO_Node_kept, _adopt). What a file costs to
+ * cache the first time (allocating pages, faulting them into every process, mapping the node's
+ * memfds) is then paid once per run, not once per open. No block is kept, only memory: a file
+ * opened again is read afresh, as MPI requires after a close and an open (MPI-3.1 13.6.1), and
+ * what another program wrote meanwhile is seen. Released when an open cannot use it, and at
+ * MPI_Finalize.
+ */
+static struct {
+    struct edonio_node node;   /* node.n == 0: nothing kept */
+    struct edonio_hints asked; /* rank 0's hints when it was made: the shape it has */
+    struct edonio_hints given; /* what they became on this process (lay_out) */
+    MPI_Group group;           /* its processes */
+    uint64_t id;               /* the same on each of them: its first process's cookie */
+    int nodes_apart, nodes_shared;
+} kept = {.node.memfd = -1, .group = MPI_GROUP_NULL};
+
+static int kept_keyval = MPI_KEYVAL_INVALID;
+
+static void forget_kept(void)
+{
+    detach_node(&kept.node);
+    if (kept.group != MPI_GROUP_NULL)
+        MPI_Group_free(&kept.group);
+    kept.id = 0;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the kept memory goes then. */
+static int release_at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval, (void)value, (void)extra;
+    forget_kept();
+    return MPI_SUCCESS;
+}
+
+/* Is every slot of seg clean? (A close that wrote everything back leaves no dirty block.) */
+static int all_clean(struct edonio_segment *seg)
+{
+    for (int32_t i = 0; i < seg->nhigh; i++)
+        if (edonio_slot_at(seg, i)->block >= 0 && edonio_slot_at(seg, i)->ndirty > 0)
+            return 0;
+    return 1;
+}
+
+void ADIOI_EDONIO_Node_keep(struct edonio_cache *c)
+{
+    struct edonio_node *n = &c->node;
+
+    if (n->n == 0 || !all_clean(n->own[n->me]) || !all_clean(n->remote[n->me])) {
+        ADIOI_EDONIO_Node_detach(c);
+        return;
+    }
+    if (kept_keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, release_at_finalize, &kept_keyval,
+                               NULL) == MPI_SUCCESS)
+        MPI_Comm_set_attr(MPI_COMM_SELF, kept_keyval, NULL);
+    forget_kept(); /* one kept at most: the last */
+    edonio_clear(n->own[n->me]);
+    edonio_clear(n->remote[n->me]);
+    kept.node = *n;
+    kept.asked = c->asked;
+    kept.given = c->hints;
+    kept.nodes_apart = c->nodes_apart;
+    kept.nodes_shared = c->nodes_shared;
+    kept.id = c->id;
+    MPI_Group_excl(c->group, 0, NULL, &kept.group); /* a copy */
+    memset(n, 0, sizeof(*n));
+    n->memfd = -1;
+}
+
+uint64_t ADIOI_EDONIO_Node_kept(struct edonio_cache *c)
+{
+    int same = MPI_UNEQUAL;
+    struct stat st;
+
+    if (kept.node.n == 0)
+        return 0;
+    MPI_Group_compare(kept.group, c->group, &same);
+    if (same != MPI_IDENT)
+        return 0; /* kept for the next open of its own processes */
+    /* Nobody uses it before the open's exchange is over: it starts as lay_out starts a segment. */
+    struct edonio_segment *own = kept.node.own[kept.node.me];
+    atomic_store(&own->size, fstat(c->fd_sys, &st) == 0 ? (int64_t)st.st_size : 0);
+    atomic_store(&own->syncs, 0);
+    return kept.id;
+}
+
+int ADIOI_EDONIO_Node_adopt(struct edonio_cache *c, int offered, int offered_by_all)
+{
+    struct edonio_node *n = &kept.node;
+
+    if (!offered)
+        return 0;
+    if (!offered_by_all || !ADIOI_EDONIO_Hints_same_shape(&c->asked, &kept.asked)) {
+        forget_kept(); /* these processes make new memory: this one would never serve again */
+        return 0;
+    }
+    ADIOI_EDONIO_Node_detach(c); /* the memory prepared in case */
+    c->node = *n;
+    c->hints.cache_size = kept.given.cache_size;
+    c->hints.remote_cache_size = kept.given.remote_cache_size;
+    c->nodes_apart = kept.nodes_apart;
+    c->nodes_shared = kept.nodes_shared;
+    c->reused = ((long long)n->own[n->me]->nbacked + n->remote[n->me]->nbacked) *
+                c->hints.block_size;
+    memset(n, 0, sizeof(*n));
+    n->memfd = -1;
+    forget_kept();
+    return 1;
 }
 
 /* ---------------------------------------------------------------- reaching a segment */

@@ -214,7 +214,7 @@ void ADIOI_EDONIO_Close_begin(ADIO_File fd)
     struct edonio_handle *h = edonio_handle(fd);
 
     if (h != NULL && h->opened && !h->flushed) {
-        h->flushed = 1;
+        h->flushed = h->together = 1;
         if (flush_cache(fd, h, &h->close_code))
             return;
     }
@@ -228,12 +228,12 @@ static int close_cache(ADIO_File fd, struct edonio_handle *h)
     int code = h->close_code;
 
     if (!h->flushed) /* ADIO_Close called directly (ROMIO's own files, the legacy APIs) */
-        flush_cache(fd, h, &code);
+        h->together = flush_cache(fd, h, &code);
     ADIOI_EDONIO_Stats_report(fd);
     if (c != NULL && fd->atomicity)
         c->atomic_handles--;
-    if (c != NULL && h->made)
-        ADIOI_EDONIO_Cache_close(c); /* its processes are done with it */
+    if (c != NULL && h->made) /* its processes are done with it: all of them, once together */
+        ADIOI_EDONIO_Cache_close(c, h->together && code == MPI_SUCCESS);
     if (h->cache != NULL)
         ADIOI_EDONIO_Cache_release(h->cache);
     h->cache = NULL;

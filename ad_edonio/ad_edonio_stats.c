@@ -22,6 +22,7 @@ static const char *const names[NSTATS] = {
     "hits",        "misses",   "evictions",      "writebacks",  "remote_hits",
     "fs_reads",    "fs_writes", "fs_read_bytes", "fs_write_bytes", "coll_rounds",
     "coll_phases", "direct",   "delivered",      "mem_mapped",  "mem_touched",
+    "mem_reused",
 };
 
 static void print_line(FILE *out, const char *filename, int nprocs, const long long *v)
@@ -54,9 +55,11 @@ static void memory(ADIO_File fd)
     struct edonio_handle *h = edonio_handle(fd);
     struct edonio_cache *c = ADIOI_EDONIO_Cache_of(fd);
 
-    h->stats.mem_mapped = h->stats.mem_touched = 0;
-    if (c != NULL)
+    h->stats.mem_mapped = h->stats.mem_touched = h->stats.mem_reused = 0;
+    if (c != NULL) {
         ADIOI_EDONIO_Node_memory(c, &h->stats.mem_mapped, &h->stats.mem_touched);
+        h->stats.mem_reused = c->reused;
+    }
 }
 
 /*

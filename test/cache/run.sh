@@ -15,7 +15,8 @@
 #   t_hints           invalid and valid hint values, MPI_File_set_info
 #   t_wronly_noread   write-only open without read permission (as an unprivileged user)
 #   t_direct          large requests: uncached whole blocks go direct, dirty cached ones never
-#   t_reuse           one file's cache leaves nothing behind for the next file
+#   t_reuse           one file's cache leaves nothing behind for the next file, though its memory
+#                     serves the next cache of the same processes (romio_edonio_keep_memory)
 #   t_random          random writes, reads, syncs, set_info rebuilds and read-only opens through a
 #                     world handle and an MPI_COMM_SELF handle sharing its cache, against a model;
 #                     and with a read-only world handle opened first (each handle its own cache)
@@ -230,6 +231,8 @@ run_all_np t_preload 1
 test_hints
 test_wronly_noread
 run_all_np t_reuse 1
+run_mpi "cache/reuse keep_memory=false np=4" "$work/reuse-nokeep.log" 4 "${edonio[@]}" -- \
+    "$bin/t_reuse" "$data/reuse-nokeep" romio_edonio_keep_memory=false
 run_all_np t_direct 1
 test_consistency
 test_random

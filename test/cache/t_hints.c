@@ -25,6 +25,9 @@
  * POSIX read, before any sync); a smaller one, or one to a block already cached, does not; every
  * rank reads its own writes back before the close, and the whole file is right after it.
  *
+ * romio_edonio_keep_memory: true when not given or invalid, false as asked (t_reuse checks what
+ * it does).
+ *
  * "uneven": the cache's shape is rank 0's (doc/hints.md); MPI_File_set_info where only rank 0
  * asks for a new cache size must still leave every rank with the same, working cache.
  */
@@ -512,6 +515,28 @@ static void uneven(const char *filename)
     free(want);
 }
 
+/* romio_edonio_keep_memory: reported as asked, the default when not given or invalid. */
+static void keep_memory(const char *filename)
+{
+    const char *asked[] = {NULL, "true", "false", "FALSE", "bogus", "1"};
+    const char *want[] = {"true", "true", "false", "false", "true", "true"};
+    char v[MPI_MAX_INFO_VAL + 1];
+    MPI_File fh;
+
+    for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+        MPI_Info info = asked[i] ? ct_info("romio_edonio_keep_memory", asked[i], NULL)
+                                 : MPI_INFO_NULL;
+        CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info,
+                             &fh));
+        CT_CHECK(strcmp(ct_get(fh, "romio_edonio_keep_memory", v), want[i]) == 0,
+                 "keep_memory '%s': romio_edonio_keep_memory is '%s', expected '%s'",
+                 asked[i] ? asked[i] : "(none)", v, want[i]);
+        CT_MPI(MPI_File_close(&fh));
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
+    }
+}
+
 int main(int argc, char **argv)
 {
     ct_init(&argc, &argv, "FILE [uneven]");
@@ -531,6 +556,7 @@ int main(int argc, char **argv)
         set_info(argv[1]);
         read_fill(argv[1]);
         write_through(argv[1]);
+        keep_memory(argv[1]);
     }
     return ct_finish();
 }

@@ -1,6 +1,6 @@
 /*
  * edonio cache test: one file's cache leaves nothing behind for the next file the same processes
- * open (the memory of a closed cache is never seen again).
+ * open, though its memory serves again (romio_edonio_keep_memory).
  *
  *   t_reuse FILE [KEY=VALUE...]
  *
@@ -8,10 +8,21 @@
  * comes right after A's close. Every rank writes its own pattern into A (blocks of 4 KiB, a
  * few per process, none synced), closes it, opens B: B must be empty and read as nothing, and
  * none of A's blocks may be found in B's cache (no hits before B is written). Then B gets another
- * pattern, and both files are read back after reopening. A third open with another cache size
- * (another shape) must still see B's data.
+ * pattern. Between B's close and A's reopen, rank 0 overwrites A's first block with POSIX: A,
+ * reopened read-only, must show it (memory is kept, never blocks). That read-only cache's reads
+ * keep A's blocks, clean (romio_edonio_read_fill=block), and its close writes nothing back: B,
+ * opened next, must read B's bytes, not A's blocks of the same numbers. A last open of B with
+ * another cache size (another shape) must still see B's data.
+ *
+ * Memory: with romio_edonio_keep_memory true (the default; the effective value is read back), B's
+ * cache and the next two must start with memory kept from the cache closed before
+ * (romio_edonio_stats_mem_reused > 0 on every process), the last (another shape) must not; with
+ * false, none may.
  */
 #include "cache_test.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 enum { BS = 4096, PER_RANK = 6 };
 
@@ -24,8 +35,9 @@ static unsigned char byte_of(int file, long long off)
 
 static MPI_File open_file(const char *name, int amode, const char *cache_size)
 {
+    /* read_fill=block: the reads of a read-only open keep whole blocks, clean */
     MPI_Info info = ct_info("romio_edonio_block_size", "4096", "romio_edonio_cache_size",
-                            cache_size, NULL);
+                            cache_size, "romio_edonio_read_fill", "block", NULL);
     MPI_File fh = MPI_FILE_NULL;
 
     CT_MPI(MPI_File_open(MPI_COMM_WORLD, name, amode, info, &fh));
@@ -47,7 +59,8 @@ static void write_pattern(MPI_File fh, int file)
     }
 }
 
-static void check_pattern(MPI_File fh, int file)
+/* The file's pattern; its first 'other' bytes are file 2's (written with POSIX). */
+static void check_pattern(MPI_File fh, int file, long long other)
 {
     long long len = (long long)PER_RANK * ct_nprocs * BS, bad = 0, first = -1;
     long long shift = ct_nprocs > 1 ? BS : 0;
@@ -55,10 +68,40 @@ static void check_pattern(MPI_File fh, int file)
 
     CT_MPI(MPI_File_read_at_all(fh, shift, buf, (int)len, MPI_BYTE, MPI_STATUS_IGNORE));
     for (long long off = 0; off < len; off++)
-        if (buf[off] != byte_of(file, off) && bad++ == 0)
+        if (buf[off] != byte_of(off < other ? 2 : file, off) && bad++ == 0)
             first = off;
     CT_CHECK(bad == 0, "file %c: %lld wrong bytes, the first at %lld", 'A' + file, bad, first);
     free(buf);
+}
+
+/* Rank 0 writes file 2's pattern over the first block of the pattern, with POSIX. */
+static void overwrite_first_block(const char *name)
+{
+    unsigned char buf[BS];
+    int fd;
+
+    if (ct_rank == 0) {
+        for (int k = 0; k < BS; k++)
+            buf[k] = byte_of(2, k);
+        fd = open(name, O_WRONLY);
+        CT_CHECK(fd >= 0 && pwrite(fd, buf, BS, ct_nprocs > 1 ? BS : 0) == BS,
+                 "cannot overwrite %s with POSIX", name);
+        if (fd >= 0)
+            close(fd);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Did this handle's cache start with kept memory, as it should ('expect') on every process? */
+static void check_reused(MPI_File fh, int expect, const char *what)
+{
+    char keep[MPI_MAX_INFO_VAL + 1];
+    long long reused = ct_stat(fh, "mem_reused");
+
+    if (strcmp(ct_get(fh, "romio_edonio_keep_memory", keep), "true") != 0)
+        expect = 0; /* kept nothing, so nothing to reuse */
+    CT_CHECK((reused > 0) == expect, "%s: mem_reused is %lld, expected %s", what, reused,
+             expect ? "> 0 (kept from the last close)" : "0");
 }
 
 int main(int argc, char **argv)
@@ -84,6 +127,7 @@ int main(int argc, char **argv)
 
     /* B: empty, and nothing of A in its cache. */
     fh = open_file(name_b, MPI_MODE_CREATE | MPI_MODE_RDWR, "1048576");
+    check_reused(fh, 1, "B, opened after A's close");
     CT_MPI(MPI_File_get_size(fh, &size));
     CT_CHECK(size == 0, "new file B has size %lld", (long long)size);
     CT_MPI(MPI_File_read_at(fh, (MPI_Offset)ct_rank * BS, probe, BS, MPI_BYTE, &st));
@@ -95,11 +139,18 @@ int main(int argc, char **argv)
              "B's cache found blocks before any was written to B (A's?)");
     CT_MPI(MPI_File_close(&fh));
 
-    fh = open_file(name_a, MPI_MODE_RDWR, "1048576");
-    check_pattern(fh, 0);
+    overwrite_first_block(name_a);
+    fh = open_file(name_a, MPI_MODE_RDONLY, "1048576");
+    check_reused(fh, 1, "A, reopened read-only after B's close");
+    check_pattern(fh, 0, BS);
     CT_MPI(MPI_File_close(&fh));
-    fh = open_file(name_b, MPI_MODE_RDWR, "2097152"); /* another shape: a new window */
-    check_pattern(fh, 1);
+    fh = open_file(name_b, MPI_MODE_RDWR, "1048576");
+    check_reused(fh, 1, "B, reopened after A's read-only close");
+    check_pattern(fh, 1, 0);
+    CT_MPI(MPI_File_close(&fh));
+    fh = open_file(name_b, MPI_MODE_RDWR, "2097152"); /* another shape: new memory */
+    check_reused(fh, 0, "B, reopened with another cache size");
+    check_pattern(fh, 1, 0);
     CT_MPI(MPI_File_close(&fh));
     return ct_finish();
 }
