@@ -201,6 +201,8 @@ static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct ed
             unlock_range(c, start + lo, hi - lo);
     }
     if (err == 0) {
+        if (s->ndirty == 1 && s->dirty[0].lo == 0 && s->dirty[0].hi == seg->block_size)
+            edonio_mark_valid(s); /* written whole: every byte is the file's now */
         edonio_dirty_clear(s);
         st->writebacks++;
     }
