@@ -3,8 +3,8 @@
  * processes write 20,000 records of 3,200 B, record r by process r mod P, into one memfd of 64 MB
  * that every process maps (as edonio's segments are shared on a node), twice each way:
  *
- *   pwrite          pwrite on the memfd (how ADIOI_EDONIO_Slot_put moves bytes today)
- *   memcpy          stores through the mapping, the pages new (first touch: a fault per page)
+ *   pwrite          pwrite on the memfd (how ADIOI_EDONIO_Slot_put moved bytes before 8dd194b)
+ *   memcpy          stores through the mapping (how it moves them since), the pages new
  *   populate+memcpy the same after MADV_POPULATE_WRITE of the whole mapping in every process
  *   file pwrite     pwrite on a regular file in DIR (what ufs does), for comparison
  *
