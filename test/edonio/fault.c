@@ -1,10 +1,14 @@
 /*
  * edonio test helper: a file system that fails on demand. Preloaded before libedonio.so, it
- * interposes open, pwrite, pread, ftruncate and fsync; a test program arms it at run time:
+ * interposes open, pwrite, pread, ftruncate, fsync and fallocate (and memfd_create, so that a
+ * memfd is known as "memfd:<its name>", also when another process opens it through /proc:
+ * edonio's cache memory is "memfd:edonio-cache"); a test
+ * program arms it at run time:
  *
  *   void edonio_fault_arm(const char *call, const char *path_part, int err, long long count);
  *
- * makes the next `count` calls of `call` ("open", "pwrite", "pread", "ftruncate", "fsync") on a
+ * makes the next `count` calls of `call` ("open", "pwrite", "pread", "ftruncate", "fsync",
+ * "fallocate") on a
  * file whose name contains path_part fail with errno err (count < 0: until disarmed; err 0:
  * disarm). Each call is armed on its own, so write-backs and reads can fail at once. The test
  * finds the function with dlsym, so it runs without this library too (and then says so).
@@ -23,13 +27,14 @@
 
 enum { MAX_FD = 4096 };
 
-enum { NCALLS = 5 };
+enum { NCALLS = 6 };
 
 /* What each descriptor was opened as, whole: a checkout at a long path makes long names, and a
  * name cut short would no longer contain the part a fault is armed for (PATH_MAX each: untouched
  * pages cost nothing). */
 static char names[MAX_FD][PATH_MAX];
-static const char *const calls[NCALLS] = {"open", "pwrite", "pread", "ftruncate", "fsync"};
+static const char *const calls[NCALLS] = {"open",      "pwrite", "pread",
+                                           "ftruncate", "fsync",  "fallocate"};
 static struct {
     char part[PATH_MAX];
     int err;
@@ -97,8 +102,16 @@ int open(const char *path, int flags, ...)
     if (fails("open", path))
         return -1;
     fd = real(path, flags, mode);
-    if (fd >= 0 && fd < MAX_FD)
-        snprintf(names[fd], sizeof(names[fd]), "%s", path);
+    if (fd >= 0 && fd < MAX_FD) {
+        /* Another process's descriptor opened through /proc: named by what it is (a peer's
+         * cache memory: "/memfd:edonio-cache (deleted)"). */
+        char target[PATH_MAX];
+        ssize_t n = strncmp(path, "/proc/", 6) == 0 ? readlink(path, target, sizeof(target) - 1)
+                                                      : -1;
+        if (n > 0)
+            target[n] = '\0';
+        snprintf(names[fd], sizeof(names[fd]), "%s", n > 0 ? target : path);
+    }
     return fd;
 }
 
@@ -144,6 +157,30 @@ int fsync(int fd)
     if (real == NULL)
         real = (int (*)(int))next("fsync");
     return fails("fsync", name_of(fd)) ? -1 : real(fd);
+}
+
+int fallocate(int fd, int mode, off_t off, off_t len)
+{
+    static int (*real)(int, int, off_t, off_t);
+
+    if (real == NULL)
+        real = (int (*)(int, int, off_t, off_t))next("fallocate");
+    return fails("fallocate", name_of(fd)) ? -1 : real(fd, mode, off, len);
+}
+
+int fallocate64(int fd, int mode, off_t off, off_t len) __attribute__((alias("fallocate")));
+
+int memfd_create(const char *name, unsigned int flags)
+{
+    static int (*real)(const char *, unsigned int);
+    int fd;
+
+    if (real == NULL)
+        real = (int (*)(const char *, unsigned int))next("memfd_create");
+    fd = real(name, flags);
+    if (fd >= 0 && fd < MAX_FD)
+        snprintf(names[fd], sizeof(names[fd]), "memfd:%s", name);
+    return fd;
 }
 
 int close(int fd)

@@ -99,7 +99,9 @@ test_sharing() {
 # every rank, on one node and on 2 simulated nodes. Case 7 (eviction while write-backs fail)
 # passed on the code it was written for, and fails when eviction takes the least recently used
 # block only (7a-c), takes a clean one first but does not skip a victim that failed (7a, 7b), or
-# does not look for a clean one first (7c).
+# does not look for a clean one first (7c). Case 8 (no memory for the cache: fallocate on its
+# memfds fails) fails when a slot whose memory could not be had is used anyway (hits, where every
+# request must have gone to the file).
 test_faults() {
     local np
     for np in 1 2 4; do

@@ -30,6 +30,10 @@
  *    c. A dirty block, the least recently used, before clean ones, the next pwrite failing: a
  *       read of a new block evicts a clean block and writes nothing back, so it is the sync
  *       that meets the failure, and the next sync writes the block.
+ * 8. No memory for the cache (every fallocate on edonio's memfds fails with ENOMEM, from the open
+ *    on): every rank writes records into blocks of every owner, reads its own back at once, and,
+ *    after sync-barrier-sync, everyone's; then the file holds them all. No call fails (each
+ *    request goes to the file when its block gets no slot) and nothing is cached (no hits).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -473,6 +477,57 @@ static void case_evict(void)
     MPI_File_close(&fh);
 }
 
+/* Case 8: records of 1000 B, rank-interleaved, so that every rank writes into every owner's blocks. */
+enum { NM_REC = 1000, NM_RECS = 40 };
+
+static void case_no_memory(void)
+{
+    char path[4200];
+    unsigned char buf[NM_REC], want[NM_REC];
+    long long total = (long long)NM_RECS * nprocs * NM_REC, hits = -1;
+    char value[MPI_MAX_INFO_VAL + 1];
+    MPI_Info info;
+    MPI_File fh;
+    int flag = 0;
+
+    snprintf(path, sizeof(path), "%s/nomem", dir);
+    if (rank == 0)
+        MPI_File_delete(path, MPI_INFO_NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    arm("fallocate", "memfd:edonio-cache", ENOMEM, -1);
+    /* A cache size no case before used: new memory, none kept from an earlier close. */
+    fh = open_file(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, "73728");
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    for (int k = 0; k < NM_RECS; k++) {
+        long long off = ((long long)k * nprocs + rank) * NM_REC;
+        fill(want, off, NM_REC);
+        CHECK(MPI_File_write_at(fh, off, want, NM_REC, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+              "no memory: a write failed");
+        CHECK(MPI_File_read_at(fh, off, buf, NM_REC, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+                  memcmp(buf, want, NM_REC) == 0,
+              "no memory: record %d does not read back", k);
+    }
+    CHECK(MPI_File_sync(fh) == MPI_SUCCESS, "no memory: sync failed");
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(MPI_File_sync(fh) == MPI_SUCCESS, "no memory: sync failed");
+    for (long long off = 0; off < total; off += NM_REC) {
+        fill(want, off, NM_REC);
+        CHECK(MPI_File_read_at(fh, off, buf, NM_REC, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+                  memcmp(buf, want, NM_REC) == 0,
+              "no memory: the record at %lld does not read back after the sync", off);
+    }
+    MPI_File_get_info(fh, &info);
+    MPI_Info_get(info, "romio_edonio_stats_hits", MPI_MAX_INFO_VAL, value, &flag);
+    MPI_Info_free(&info);
+    if (flag)
+        hits = atoll(value);
+    CHECK(hits == 0, "no memory: %lld hits, so a block was cached without memory", hits);
+    CHECK(MPI_File_close(&fh) == MPI_SUCCESS, "no memory: close failed");
+    arm("fallocate", "", 0, 0);
+    if (rank == 0)
+        check_file(path, 0, total, "no memory");
+}
+
 int main(int argc, char **argv)
 {
     int total;
@@ -494,6 +549,7 @@ int main(int argc, char **argv)
     case_delivery();
     case_coll_size();
     case_evict();
+    case_no_memory();
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
