@@ -163,15 +163,10 @@ void ADIOI_EDONIO_Node_lock(struct edonio_segment *seg);
 int ADIOI_EDONIO_Node_enter_flush(struct edonio_node *n);
 /*
  * Allocate the memory of a slot of a held segment (and of the slots before it, and a little
- * ahead), so that its bytes may be stored through the mapping: errno (a node out of memory) or 0.
- * Every slot a block is put in has been backed so.
+ * ahead), so that its bytes (edonio_slot_data) may be loaded and stored through the mapping:
+ * errno (a node out of memory) or 0. Every slot a block is put in has been backed so.
  */
 int ADIOI_EDONIO_Node_back(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot);
-/* Copy bytes of a backed slot of seg (a segment this process reaches), from off, in or out. */
-void ADIOI_EDONIO_Slot_put(struct edonio_segment *seg, int32_t slot, uint32_t off, const void *buf,
-                           size_t len);
-void ADIOI_EDONIO_Slot_get(struct edonio_segment *seg, int32_t slot, uint32_t off, void *buf,
-                           size_t len);
 /* This process's segments. */
 struct edonio_segment *ADIOI_EDONIO_Node_own(struct edonio_cache *c);
 struct edonio_segment *ADIOI_EDONIO_Node_remote(struct edonio_cache *c);

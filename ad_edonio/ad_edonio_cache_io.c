@@ -229,7 +229,7 @@ static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_
     for (uint32_t i = 0; err == 0 && s->ndirty > 0 && i <= s->ndirty; i++) { /* between extents */
         uint32_t end = i < s->ndirty ? s->dirty[i].lo : bs;
         if (end > at)
-            ADIOI_EDONIO_Slot_put(seg, slot, at, buf + at, end - at);
+            memcpy(edonio_slot_data(seg, slot) + at, buf + at, end - at);
         if (i < s->ndirty)
             at = s->dirty[i].hi;
     }
@@ -353,21 +353,17 @@ static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
     return slot;
 }
 
-/*
- * Copy a busy slot's bytes in or out (no lock needed), then let it be. err: how getting the slot
- * went (0 when it was got), returned.
- */
-static int copy_slot(struct edonio_segment *seg, int32_t slot, uint32_t lo, void *buf, size_t len,
-                     int writing, int err)
+/* Copy a busy slot's bytes in or out (no lock needed), then let it be; nothing without a slot. */
+static void copy_slot(struct edonio_segment *seg, int32_t slot, uint32_t lo, void *buf, size_t len,
+                      int writing)
 {
     if (slot == EDONIO_NO_SLOT)
-        return err;
+        return;
     if (writing)
-        ADIOI_EDONIO_Slot_put(seg, slot, lo, buf, len);
+        memcpy(edonio_slot_data(seg, slot) + lo, buf, len);
     else
-        ADIOI_EDONIO_Slot_get(seg, slot, lo, buf, len);
+        memcpy(buf, edonio_slot_data(seg, slot) + lo, len);
     copy_done(edonio_slot_at(seg, slot));
-    return 0;
 }
 
 /*
@@ -395,7 +391,8 @@ static int read_held(struct edonio_cache *c, struct edonio_stats *st, struct edo
         return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
     int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
 
-    return copy_slot(seg, slot, lo, out, hi - lo, 0, err);
+    copy_slot(seg, slot, lo, out, hi - lo, 0);
+    return err;
 }
 
 static int write_held(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
@@ -404,7 +401,8 @@ static int write_held(struct edonio_cache *c, struct edonio_stats *st, struct ed
     int err;
     int32_t slot = write_begin(c, st, seg, block, lo, hi, in, &err);
 
-    return copy_slot(seg, slot, lo, (void *)in, hi - lo, 1, err);
+    copy_slot(seg, slot, lo, (void *)in, hi - lo, 1);
+    return err;
 }
 
 /* ------------------------------------------------------------------ pieces */
@@ -427,7 +425,8 @@ static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t b
     int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
 
     ADIOI_EDONIO_Node_release(seg);
-    return copy_slot(seg, slot, lo, out, hi - lo, 0, err);
+    copy_slot(seg, slot, lo, out, hi - lo, 0);
+    return err;
 }
 
 /*
@@ -463,7 +462,8 @@ static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t 
     int32_t slot = write_begin(c, st, seg, block, lo, hi, in, &err);
 
     ADIOI_EDONIO_Node_release(seg);
-    return copy_slot(seg, slot, lo, in, hi - lo, 1, err);
+    copy_slot(seg, slot, lo, in, hi - lo, 1);
+    return err;
 }
 
 /*
@@ -505,7 +505,7 @@ static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf
         int err;
         slot = take_slot(c, seg, block, &err);
         if (slot != EDONIO_NO_SLOT) { /* else no room for a copy: nothing lost */
-            ADIOI_EDONIO_Slot_put(seg, slot, 0, buf, seg->block_size);
+            memcpy(edonio_slot_data(seg, slot), buf, seg->block_size);
             edonio_mark_valid(edonio_slot_at(seg, slot));
         }
     }

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ad_edonio_coll.h"
 
@@ -91,7 +92,7 @@ int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **o
         for (uint32_t e = 0; s->block >= 0 && e < s->ndirty; e++, k++) {
             uint32_t lo = s->dirty[e].lo, hi = s->dirty[e].hi;
             edonio_wait_idle(s);
-            ADIOI_EDONIO_Slot_get(seg, i, lo, at, hi - lo);
+            memcpy(at, edonio_slot_data(seg, i) + lo, hi - lo);
             p[k] = (struct dirty_piece){(ADIO_Offset)s->block * c->hints.block_size + lo, hi - lo, at};
             at += hi - lo;
         }

@@ -347,7 +347,7 @@ static struct {
     struct edonio_hints asked; /* rank 0's hints when it was made: the shape it has */
     struct edonio_hints given; /* what they became on this process (lay_out) */
     MPI_Group group;           /* its processes */
-    uint64_t id;               /* the same on each of them: its first process's cookie */
+    uint64_t id;               /* the same on each of them: rank 0's cookie at its open */
     int nodes_apart, nodes_shared;
 } kept = {.node.memfd = -1, .group = MPI_GROUP_NULL};
 
@@ -543,18 +543,6 @@ int ADIOI_EDONIO_Node_back(struct edonio_cache *c, struct edonio_segment *seg, i
             return errno;
     seg->nbacked = upto;
     return 0;
-}
-
-void ADIOI_EDONIO_Slot_put(struct edonio_segment *seg, int32_t slot, uint32_t off, const void *buf,
-                           size_t len)
-{
-    memcpy(edonio_slot_data(seg, slot) + off, buf, len);
-}
-
-void ADIOI_EDONIO_Slot_get(struct edonio_segment *seg, int32_t slot, uint32_t off, void *buf,
-                           size_t len)
-{
-    memcpy(buf, edonio_slot_data(seg, slot) + off, len);
 }
 
 /* ---------------------------------------------------------------- the file's size */
