@@ -9,7 +9,8 @@
  *
  * What reaches the file: a write-back writes exactly the dirty extents, never fetched bytes, so
  * bytes that another node wrote to the file directly cannot be overwritten with stale ones. A
- * block written whole is one aligned operation. A block whose extents are full is written back
+ * block written whole is one aligned operation (with write-through on and one node, made at once:
+ * write_back_whole). A block whose extents are full is written back
  * before it takes another. When no slot can be had (every candidate's write-back failed), reads
  * and writes go to the file themselves, and the error of a write-back stays with its block, which
  * stays dirty for a later sync.
@@ -177,6 +178,12 @@ static int write_span(struct edonio_cache *c, struct edonio_stats *st, struct ed
     return *err == 0;
 }
 
+/* Is a held slot's block written whole, every byte dirty? */
+static int written_whole(const struct edonio_segment *seg, const struct edonio_slot *s)
+{
+    return s->ndirty == 1 && s->dirty[0].lo == 0 && s->dirty[0].hi == seg->block_size;
+}
+
 /* Write a held slot's dirty extents to the file (as one span where write_span can); clean on
  * success. */
 static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
@@ -201,7 +208,7 @@ static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct ed
             unlock_range(c, start + lo, hi - lo);
     }
     if (err == 0) {
-        if (s->ndirty == 1 && s->dirty[0].lo == 0 && s->dirty[0].hi == seg->block_size)
+        if (written_whole(seg, s))
             edonio_mark_valid(s); /* written whole: every byte is the file's now */
         edonio_dirty_clear(s);
         st->writebacks++;
@@ -445,11 +452,31 @@ static int write_through(struct edonio_cache *c, struct edonio_stats *st,
     return 1;
 }
 
-static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block,
-                       uint32_t lo, uint32_t hi, char *in)
+/*
+ * With write-through on (a page-cached file system) and the processes on one node, a block that
+ * writes have made whole goes to the file at once, by the process whose write completed it: the
+ * kernel's cache defers that write as well as ours would, and the copy into it then costs during
+ * the writes, spread over the processes, not all at the close, where they would wait on one
+ * another for the file's lock. The block stays cached (VALID, clean). Not across nodes: there the
+ * owners write back what their nodes deliver (ad_edonio_flush.c).
+ */
+static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
+                             struct edonio_segment *seg, int64_t block)
+{
+    if (c->hints.write_through <= 0 || c->nodes_apart)
+        return;
+    ADIOI_EDONIO_Node_lock(seg);
+    int32_t slot = edonio_lookup(seg, block);
+    if (slot != EDONIO_NO_SLOT && written_whole(seg, edonio_slot_at(seg, slot)))
+        write_back(c, st, seg, slot); /* failed, it stays dirty: the sync or close reports it */
+    ADIOI_EDONIO_Node_release(seg);
+}
+
+static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block, uint32_t lo,
+                       uint32_t hi, char *in)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
-    int err;
+    int err, whole;
 
     if (write_through(c, st, seg, block, lo, hi)) {
         /* Held throughout: no fill on this node reads the old bytes meanwhile and keeps them,
@@ -461,8 +488,11 @@ static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t 
     }
     int32_t slot = write_begin(c, st, seg, block, lo, hi, in, &err);
 
+    whole = slot != EDONIO_NO_SLOT && written_whole(seg, edonio_slot_at(seg, slot));
     ADIOI_EDONIO_Node_release(seg);
     copy_slot(seg, slot, lo, in, hi - lo, 1);
+    if (whole)
+        write_back_whole(c, st, seg, block);
     return err;
 }
 

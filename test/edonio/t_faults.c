@@ -34,6 +34,10 @@
  *    on): every rank writes records into blocks of every owner, reads its own back at once, and,
  *    after sync-barrier-sync, everyone's; then the file holds them all. No call fails (each
  *    request goes to the file when its block gets no slot) and nothing is cached (no hits).
+ * 9. A block made whole with write-through on, written at once while every pwrite fails: the
+ *    writes succeed (the failed write-back is not theirs), the block is read back, the sync fails
+ *    with MPI_ERR_IO, and once the file system works again the next sync writes it.
+ * Cases 2 to 8 hold every write until a sync (romio_edonio_write_through=0).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -108,6 +112,9 @@ static MPI_File open_file(MPI_Comm comm, const char *path, int amode, const char
     MPI_Info_set(info, "romio_edonio_cache_size", cache);
     /* Reads bring blocks into the cache on every file system: case 7 counts on clean blocks. */
     MPI_Info_set(info, "romio_edonio_read_fill", "block");
+    /* Every write held until a sync, close or eviction, whole blocks too: cases 2 to 7 build
+     * caches of dirty blocks (case 9 turns write-through on). */
+    MPI_Info_set(info, "romio_edonio_write_through", "0");
     int rc = MPI_File_open(comm, path, amode, info, &fh);
     CHECK(rc == MPI_SUCCESS, "cannot open %s", path);
     MPI_Info_free(&info);
@@ -528,6 +535,44 @@ static void case_no_memory(void)
         check_file(path, 0, total, "no memory");
 }
 
+static void case_whole(void)
+{
+    char path[4200];
+    unsigned char buf[4096], back[4096];
+    MPI_Info info;
+    MPI_File fh;
+
+    snprintf(path, sizeof(path), "%s/whole-%d", dir, rank);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_edonio_block_size", "4096");
+    MPI_Info_set(info, "romio_edonio_write_through", "1048576");
+    int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
+    CHECK(rc == MPI_SUCCESS, "cannot open %s", path);
+    MPI_Info_free(&info);
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    fill(buf, 0, 4096);
+    arm("pwrite", "whole-", EIO, -1);
+    for (int half = 0; half < 2; half++) { /* the second half makes the block whole */
+        rc = MPI_File_write_at(fh, half * 2048, buf + half * 2048, 2048, MPI_BYTE,
+                               MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS,
+              "9: write of half %d: class %d, not 0 (its write-back is not its "
+              "own)",
+              half, error_class(rc));
+    }
+    rc = MPI_File_read_at(fh, 0, back, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS && memcmp(back, buf, 4096) == 0,
+          "9: the block whose write-back failed is not read back");
+    rc = MPI_File_sync(fh);
+    CHECK(error_class(rc) == MPI_ERR_IO, "9: sync with failing write-backs: class %d, not %d",
+          error_class(rc), MPI_ERR_IO);
+    arm("pwrite", "", 0, 0);
+    rc = MPI_File_sync(fh);
+    CHECK(rc == MPI_SUCCESS, "9: sync once the file system works again failed");
+    MPI_File_close(&fh);
+    check_file(path, 0, 4096, "9: a whole block whose write at once failed, after the sync");
+}
+
 int main(int argc, char **argv)
 {
     int total;
@@ -550,6 +595,7 @@ int main(int argc, char **argv)
     case_coll_size();
     case_evict();
     case_no_memory();
+    case_whole();
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
