@@ -457,13 +457,17 @@ static int write_through(struct edonio_cache *c, struct edonio_stats *st,
  * writes have made whole goes to the file at once, by the process whose write completed it: the
  * kernel's cache defers that write as well as ours would, and the copy into it then costs during
  * the writes, spread over the processes, not all at the close, where they would wait on one
- * another for the file's lock. The block stays cached (VALID, clean). Not across nodes: there the
- * owners write back what their nodes deliver (ad_edonio_flush.c).
+ * another for the file's lock. The block stays cached (VALID, clean) in its owner's segment. Not
+ * across nodes: there the owners write back what their nodes deliver (ad_edonio_flush.c); and not
+ * in a remote segment on one node (a process that could not map the owner's memory), whose clean
+ * copies only a delivery forgets: one left VALID there would outlive the sync that made the
+ * owner's newer bytes visible.
  */
 static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
                              struct edonio_segment *seg, int64_t block)
 {
-    if (c->hints.write_through <= 0 || c->nodes_apart)
+    if (c->hints.write_through <= 0 || c->nodes_apart ||
+        !ADIOI_EDONIO_Node_reaches(c, edonio_owner(block, c->nprocs)))
         return;
     ADIOI_EDONIO_Node_lock(seg);
     int32_t slot = edonio_lookup(seg, block);

@@ -8,7 +8,9 @@
  * Rank r writes NB blocks of its own region in 4 KiB pieces, then 3/4 of one more block. Before
  * any sync: the processes' fs_writes sum to P * NB (each whole block written once, by the process
  * whose piece completed it; the partial block not at all), and reading everything back reads
- * nothing from the file (the written-back blocks stay cached). test_eager=0 expects no write
+ * nothing from the file (the written-back blocks stay cached). Then NB blocks after the regions,
+ * their 4 KiB pieces dealt round the ranks (piece k by rank k mod P), so that several processes
+ * fill a block at once and any of them may complete it: NB more writes, each block once. test_eager=0 expects no write
  * before the sync: across nodes (there the owners write back what their nodes deliver) and with
  * romio_edonio_write_through=0 (full write-behind). After the close, rank 0 reads the file with
  * POSIX calls: every byte is there.
@@ -56,6 +58,17 @@ int main(int argc, char **argv)
     ct_compare("read back before any sync", buf, want, base, NB * BS + PART);
     reads = ct_stat_sum(fh, "fs_reads");
     CT_CHECK(reads == 0, "fs_reads reading back what was written: %lld, want 0", reads);
+
+    long long shared = (long long)ct_nprocs * REGION, before = ct_stat_sum(fh, "fs_writes");
+    for (long long k = ct_rank; k < NB * BS / PIECE; k += ct_nprocs) {
+        for (int i = 0; i < PIECE; i++)
+            piece[i] = ct_pattern(shared + k * PIECE + i, 1);
+        CT_MPI(MPI_File_write_at(fh, shared + k * PIECE, piece, PIECE, MPI_BYTE,
+                                 MPI_STATUS_IGNORE));
+    }
+    writes = ct_stat_sum(fh, "fs_writes") - before;
+    CT_CHECK(writes == (eager ? NB : 0), "fs_writes of the blocks filled by every rank: %lld, "
+             "want %d", writes, eager ? NB : 0);
     CT_MPI(MPI_File_close(&fh));
 
     if (ct_rank == 0) { /* the file itself */
@@ -69,6 +82,12 @@ int main(int argc, char **argv)
                 want[k] = ct_pattern(base + k, 1);
             ct_compare("the file after the close", buf, want, base, NB * BS + PART);
         }
+        base = (long long)ct_nprocs * REGION; /* the blocks every rank filled */
+        ssize_t got = fd >= 0 ? pread(fd, buf, NB * BS, base) : -1;
+        CT_CHECK(got == NB * BS, "the shared blocks: read %zd bytes", got);
+        for (long long k = 0; k < NB * BS; k++)
+            want[k] = ct_pattern(base + k, 1);
+        ct_compare("the shared blocks after the close", buf, want, base, NB * BS);
         if (fd >= 0)
             close(fd);
     }

@@ -101,7 +101,8 @@ test_sharing() {
 # block only (7a-c), takes a clean one first but does not skip a victim that failed (7a, 7b), or
 # does not look for a clean one first (7c). Case 8 (no memory for the cache: fallocate on its
 # memfds fails) fails when a slot whose memory could not be had is used anyway (hits, where every
-# request must have gone to the file).
+# request must have gone to the file). Case 9 fails without the write at once of a whole block
+# ("0 write(s) tried before the sync, not 1").
 test_faults() {
     local np
     for np in 1 2 4; do

@@ -35,8 +35,9 @@
  *    after sync-barrier-sync, everyone's; then the file holds them all. No call fails (each
  *    request goes to the file when its block gets no slot) and nothing is cached (no hits).
  * 9. A block made whole with write-through on, written at once while every pwrite fails: the
- *    writes succeed (the failed write-back is not theirs), the block is read back, the sync fails
- *    with MPI_ERR_IO, and once the file system works again the next sync writes it.
+ *    writes succeed (the failed write-back is not theirs), one write was tried, the block is read
+ *    back, the sync fails with MPI_ERR_IO, and once the file system works again the next sync
+ *    writes it.
  * Cases 2 to 8 hold every write until a sync (romio_edonio_write_through=0).
  */
 #define _GNU_SOURCE
@@ -560,6 +561,13 @@ static void case_whole(void)
               "own)",
               half, error_class(rc));
     }
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    MPI_File_get_info(fh, &info);
+    MPI_Info_get(info, "romio_edonio_stats_fs_writes", MPI_MAX_INFO_VAL, value, &flag);
+    MPI_Info_free(&info);
+    CHECK(flag && atoll(value) == 1, "9: %s write(s) tried before the sync, not 1 (the write at "
+          "once)", flag ? value : "no count of");
     rc = MPI_File_read_at(fh, 0, back, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
     CHECK(rc == MPI_SUCCESS && memcmp(back, buf, 4096) == 0,
           "9: the block whose write-back failed is not read back");
