@@ -6,7 +6,8 @@
  * processes span nodes), every owner writes its dirty blocks back in file order, in
  * romio_edonio_flush_groups groups one after the other, and every process returns the same outcome.
  * On one node no remote segment holds anything unless a process could not map a node peer's
- * memory; the agreement says so, and only then is there a delivery and a second write-back.
+ * memory; the agreement says so, and only then is there a delivery and a second write-back (a sync
+ * forgets such a process's clean copies either way).
  *
  * A handle of one process that shares a larger cache flushes alone: it writes every dirty byte it
  * reaches (its node's segments, own and remote) to the file itself.
@@ -87,6 +88,9 @@ int ADIOI_EDONIO_Flush_all(struct edonio_cache *c, const struct edonio_flush *f)
 
     code = ADIOI_EDONIO_Agree_flag(f->comm, f->myname, c->filename, err,
                                    !c->nodes_apart && ADIOI_EDONIO_Cache_remote_dirty(c), &again);
+    if (code == MPI_SUCCESS && !again && !c->nodes_apart && f->how != EDONIO_FLUSH_CLOSE)
+        ADIOI_EDONIO_Cache_forget_remote(c); /* clean copies a process that could not map an
+                                              * owner keeps may predate the owner's writes */
     if (code != MPI_SUCCESS || !again)
         return code;
     /* One node, but some process could not map another's memory: deliver what it kept. */

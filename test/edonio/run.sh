@@ -102,7 +102,9 @@ test_sharing() {
 # does not look for a clean one first (7c). Case 8 (no memory for the cache: fallocate on its
 # memfds fails) fails when a slot whose memory could not be had is used anyway (hits, where every
 # request must have gone to the file). Case 9 fails without the write at once of a whole block
-# ("0 write(s) tried before the sync, not 1").
+# ("0 write(s) tried before the sync, not 1"). Case 10 failed on the code it was written for, at 2
+# and 4 ranks on one node: "rank 1 reads 1, not 2" (a clean copy in the remote segment of a process
+# that could not map its peers outlived sync-barrier-sync).
 test_faults() {
     local np
     for np in 1 2 4; do

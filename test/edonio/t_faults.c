@@ -38,7 +38,10 @@
  *    writes succeed (the failed write-back is not theirs), one write was tried, the block is read
  *    back, the sync fails with MPI_ERR_IO, and once the file system works again the next sync
  *    writes it.
- * Cases 2 to 8 hold every write until a sync (romio_edonio_write_through=0).
+ * 10. A process that cannot map its peers' memory (2 or more ranks; its opens of /proc/PID/fd/N
+ *    fail): it reads rank 0's block (a copy in its remote segment: read_fill=block), and after
+ *    rank 0 writes it again and sync-barrier-sync, it reads the new bytes, not its copy.
+ * Cases 2 to 8 and 10 hold every write until a sync (romio_edonio_write_through=0).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -581,6 +584,52 @@ static void case_whole(void)
     check_file(path, 0, 4096, "9: a whole block whose write at once failed, after the sync");
 }
 
+/* Block 0 (rank 0's) read by rank 1 after a sync-barrier-sync; its first byte must be v. */
+static void unmapped_read(MPI_File fh, int v, const char *what)
+{
+    unsigned char buf[4096];
+
+    MPI_File_sync(fh);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh);
+    if (rank == 1) {
+        memset(buf, 0, sizeof(buf));
+        int rc = MPI_File_read_at(fh, 0, buf, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS && buf[0] == v && buf[4095] == v,
+              "10: %s: rank 1 reads %d, not %d", what, buf[0], v);
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* read before rank 0 writes again */
+}
+
+static void unmapped_write(MPI_File fh, int v)
+{
+    unsigned char buf[4096];
+
+    memset(buf, v, sizeof(buf));
+    if (rank == 0)
+        MPI_File_write_at(fh, 0, buf, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
+}
+
+static void case_unmapped(void)
+{
+    char path[4200];
+    MPI_File fh;
+
+    if (nprocs < 2)
+        return;
+    snprintf(path, sizeof(path), "%s/unmapped", dir);
+    if (rank == 1) /* it cannot open its peers' memory (/proc/PID/fd/N): what it reaches of their
+                    * blocks goes to its remote segment */
+        arm("open", "/proc/", EACCES, -1);
+    fh = open_file(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, "65536");
+    arm("open", "", 0, 0);
+    unmapped_write(fh, 1);
+    unmapped_read(fh, 1, "the first bytes");
+    unmapped_write(fh, 2);
+    unmapped_read(fh, 2, "the owner's newer bytes after sync-barrier-sync (a clean copy kept)");
+    CHECK(MPI_File_close(&fh) == MPI_SUCCESS, "10: close failed");
+}
+
 int main(int argc, char **argv)
 {
     int total;
@@ -604,6 +653,7 @@ int main(int argc, char **argv)
     case_evict();
     case_no_memory();
     case_whole();
+    case_unmapped();
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
