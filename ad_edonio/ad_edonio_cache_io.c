@@ -459,9 +459,9 @@ static int write_through(struct edonio_cache *c, struct edonio_stats *st,
  * the writes, spread over the processes, not all at the close, where they would wait on one
  * another for the file's lock. The block stays cached (VALID, clean) in its owner's segment. Not
  * across nodes: there the owners write back what their nodes deliver (ad_edonio_flush.c); and not
- * in a remote segment on one node (a process that could not map the owner's memory), whose clean
- * copies only a delivery forgets: one left VALID there would outlive the sync that made the
- * owner's newer bytes visible.
+ * from a remote segment on one node (a process that could not map the owner's memory): the owner
+ * may hold a clean copy of the block, which only a delivery of the pieces updates, and a write
+ * straight to the file would leave that copy stale after the sync.
  */
 static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
                              struct edonio_segment *seg, int64_t block)
