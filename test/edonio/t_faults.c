@@ -39,9 +39,11 @@
  *    back, the sync fails with MPI_ERR_IO, and once the file system works again the next sync
  *    writes it.
  * 10. A process that cannot map its peers' memory (2 or more ranks; its opens of /proc/PID/fd/N
- *    fail): it reads rank 0's block (a copy in its remote segment: read_fill=block), and after
- *    rank 0 writes it again and sync-barrier-sync, it reads the new bytes, not its copy.
- * Cases 2 to 8 and 10 hold every write until a sync (romio_edonio_write_through=0).
+ *    fail), write-through on: it reads rank 0's block (a copy in its remote segment:
+ *    read_fill=block), and after rank 0 writes it again and sync-barrier-sync, it reads the new
+ *    bytes, not its copy; then it writes the block whole, and after sync-barrier-sync rank 0 (which
+ *    holds a clean copy) reads those bytes.
+ * Cases 2 to 8 hold every write until a sync (romio_edonio_write_through=0).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -584,49 +586,59 @@ static void case_whole(void)
     check_file(path, 0, 4096, "9: a whole block whose write at once failed, after the sync");
 }
 
-/* Block 0 (rank 0's) read by rank 1 after a sync-barrier-sync; its first byte must be v. */
-static void unmapped_read(MPI_File fh, int v, const char *what)
+/* Block 0 (rank 0's) read by 'reader' after a sync-barrier-sync; its bytes must be v. */
+static void unmapped_read(MPI_File fh, int reader, int v, const char *what)
 {
     unsigned char buf[4096];
 
     MPI_File_sync(fh);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_File_sync(fh);
-    if (rank == 1) {
+    if (rank == reader) {
         memset(buf, 0, sizeof(buf));
         int rc = MPI_File_read_at(fh, 0, buf, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
         CHECK(rc == MPI_SUCCESS && buf[0] == v && buf[4095] == v,
-              "10: %s: rank 1 reads %d, not %d", what, buf[0], v);
+              "10: %s: rank %d reads %d, not %d", what, reader, buf[0], v);
     }
-    MPI_Barrier(MPI_COMM_WORLD); /* read before rank 0 writes again */
+    MPI_Barrier(MPI_COMM_WORLD); /* read before anyone writes again */
 }
 
-static void unmapped_write(MPI_File fh, int v)
+/* Block 0 written whole by 'writer', in two halves (the second makes it whole). */
+static void unmapped_write(MPI_File fh, int writer, int v)
 {
     unsigned char buf[4096];
 
     memset(buf, v, sizeof(buf));
-    if (rank == 0)
-        MPI_File_write_at(fh, 0, buf, 4096, MPI_BYTE, MPI_STATUS_IGNORE);
+    for (int half = 0; rank == writer && half < 2; half++)
+        MPI_File_write_at(fh, half * 2048, buf + half * 2048, 2048, MPI_BYTE, MPI_STATUS_IGNORE);
 }
 
 static void case_unmapped(void)
 {
     char path[4200];
+    MPI_Info info;
     MPI_File fh;
 
     if (nprocs < 2)
         return;
     snprintf(path, sizeof(path), "%s/unmapped", dir);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_edonio_block_size", "4096");
+    MPI_Info_set(info, "romio_edonio_read_fill", "block");
+    MPI_Info_set(info, "romio_edonio_write_through", "1048576"); /* whole blocks at once */
     if (rank == 1) /* it cannot open its peers' memory (/proc/PID/fd/N): what it reaches of their
                     * blocks goes to its remote segment */
         arm("open", "/proc/", EACCES, -1);
-    fh = open_file(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, "65536");
+    int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
     arm("open", "", 0, 0);
-    unmapped_write(fh, 1);
-    unmapped_read(fh, 1, "the first bytes");
-    unmapped_write(fh, 2);
-    unmapped_read(fh, 2, "the owner's newer bytes after sync-barrier-sync (a clean copy kept)");
+    MPI_Info_free(&info);
+    CHECK(rc == MPI_SUCCESS, "10: cannot open %s", path);
+    unmapped_write(fh, 0, 1);
+    unmapped_read(fh, 1, 1, "the first bytes");
+    unmapped_write(fh, 0, 2);
+    unmapped_read(fh, 1, 2, "the owner's newer bytes after sync-barrier-sync (a clean copy kept)");
+    unmapped_write(fh, 1, 3);
+    unmapped_read(fh, 0, 3, "rank 1's bytes after sync-barrier-sync (the owner's copy kept)");
     CHECK(MPI_File_close(&fh) == MPI_SUCCESS, "10: close failed");
 }
 
