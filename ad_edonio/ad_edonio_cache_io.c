@@ -458,10 +458,10 @@ static int write_through(struct edonio_cache *c, struct edonio_stats *st,
  * kernel's cache defers that write as well as ours would, and the copy into it then costs during
  * the writes, spread over the processes, not all at the close, where they would wait on one
  * another for the file's lock. The block stays cached (VALID, clean) in its owner's segment. Not
- * across nodes: there the owners write back what their nodes deliver (ad_edonio_flush.c); and not
- * from a remote segment on one node (a process that could not map the owner's memory): the owner
- * may hold a clean copy of the block, which only a delivery of the pieces updates, and a write
- * straight to the file would leave that copy stale after the sync.
+ * across nodes: there the owners write back what their nodes deliver (ad_edonio_flush.c). Nor
+ * from a remote segment on one node (a process that could not map the owner's memory), which keeps
+ * the deferral of before in that degraded setup; it is not needed for consistency, since every
+ * sync drops clean copies in owners' and remote segments alike (t_faults case 10 passes without it).
  */
 static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
                              struct edonio_segment *seg, int64_t block)
