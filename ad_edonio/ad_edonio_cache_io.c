@@ -457,17 +457,14 @@ static int write_through(struct edonio_cache *c, struct edonio_stats *st,
  * writes have made whole goes to the file at once, by the process whose write completed it: the
  * kernel's cache defers that write as well as ours would, and the copy into it then costs during
  * the writes, spread over the processes, not all at the close, where they would wait on one
- * another for the file's lock. The block stays cached (VALID, clean) in its owner's segment. Not
- * across nodes: there the owners write back what their nodes deliver (ad_edonio_flush.c). Nor
- * from a remote segment on one node (a process that could not map the owner's memory), which keeps
- * the deferral of before in that degraded setup; it is not needed for consistency, since every
- * sync drops clean copies in owners' and remote segments alike (t_faults case 10 passes without it).
+ * another for the file's lock. The block stays cached (VALID, clean), until a sync drops it as it
+ * drops every clean copy. Not across nodes: there the owners write back what their nodes deliver
+ * (ad_edonio_flush.c).
  */
 static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
                              struct edonio_segment *seg, int64_t block)
 {
-    if (c->hints.write_through <= 0 || c->nodes_apart ||
-        !ADIOI_EDONIO_Node_reaches(c, edonio_owner(block, c->nprocs)))
+    if (c->hints.write_through <= 0 || c->nodes_apart)
         return;
     ADIOI_EDONIO_Node_lock(seg);
     int32_t slot = edonio_lookup(seg, block);

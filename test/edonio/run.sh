@@ -104,9 +104,9 @@ test_sharing() {
 # request must have gone to the file). Case 9 fails without the write at once of a whole block
 # ("0 write(s) tried before the sync, not 1"). Case 10 failed on the code it was written for, at 2
 # and 4 ranks on one node: "rank 1 reads 1, not 2" (a clean copy in the remote segment of a process
-# that could not map its peers outlived sync-barrier-sync). Its last step (that process writes a
-# block whole, written at once from its remote segment, the owner then reads it) passes with or
-# without the write at once being kept out of remote segments: every sync drops clean copies.
+# that could not map its peers outlived sync-barrier-sync). Its last step: that process writes a
+# block whole, written at once from its remote segment, and the owner, which held a clean copy,
+# reads the new bytes after sync-barrier-sync.
 test_faults() {
     local np
     for np in 1 2 4; do
