@@ -5,7 +5,9 @@
  * block on this node (the owner's, or one of the node's remote segments: ADIOI_EDONIO_Node_hold),
  * and the same code serves both. Holding the segment, the process finds the block's slot or takes
  * one (evicting a block if need be), fetches the block from the file when bytes it needs are
- * neither written nor fetched, and copies the piece in or out.
+ * neither written nor fetched, and copies the piece in or out. A request that passes the cache
+ * (romio_edonio_write_through, read_fill=none) and finds none of its blocks cached is not cut:
+ * it is one file operation, as ufs makes it (pass_whole).
  *
  * What reaches the file: a write-back writes exactly the dirty extents, never fetched bytes, so
  * bytes that another node wrote to the file directly cannot be overwritten with stale ones. A
@@ -415,8 +417,9 @@ static int write_held(struct edonio_cache *c, struct edonio_stats *st, struct ed
 /* ------------------------------------------------------------------ pieces */
 
 static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block, uint32_t lo,
-                      uint32_t hi, char *out)
+                      uint32_t hi, char *out, ADIO_Offset request)
 {
+    (void)request;
     struct edonio_segment *seg = ADIOI_EDONIO_Node_segment(c, block);
     int err, through = read_through(c, st, seg, block, 1); /* no lock taken to know it */
 
@@ -437,16 +440,20 @@ static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t b
 }
 
 /*
- * Does a write of [lo, hi) of block go to the file alone (romio_edonio_write_through: a piece of
- * at least that many bytes, and the block not cached in the held seg)? On a page-cached local
- * file system the kernel already gathers such writes for ufs; caching them too would copy each
- * byte twice, in and out at the write-back.
+ * Does a write request of this many bytes pass the cache (romio_edonio_write_through)? On a
+ * page-cached local file system the kernel already gathers such writes for ufs; caching them too
+ * would copy each byte twice, in and out at the write-back.
  */
-static int write_through(struct edonio_cache *c, struct edonio_stats *st,
-                         struct edonio_segment *seg, int64_t block, uint32_t lo, uint32_t hi)
+static int passes(const struct edonio_cache *c, ADIO_Offset request)
 {
-    if (c->hints.write_through <= 0 || hi - lo < c->hints.write_through ||
-        edonio_lookup(seg, block) != EDONIO_NO_SLOT)
+    return c->hints.write_through > 0 && request >= c->hints.write_through;
+}
+
+/* Does a piece of such a request, to a block that the held seg does not cache, go to the file? */
+static int write_through(struct edonio_cache *c, struct edonio_stats *st,
+                         struct edonio_segment *seg, int64_t block, ADIO_Offset request)
+{
+    if (!passes(c, request) || edonio_lookup(seg, block) != EDONIO_NO_SLOT)
         return 0;
     st->misses++;
     return 1;
@@ -474,12 +481,12 @@ static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
 }
 
 static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block, uint32_t lo,
-                       uint32_t hi, char *in)
+                       uint32_t hi, char *in, ADIO_Offset request)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
     int err, whole;
 
-    if (write_through(c, st, seg, block, lo, hi)) {
+    if (write_through(c, st, seg, block, request)) {
         /* Held throughout: no fill on this node reads the old bytes meanwhile and keeps them,
          * so this process reads what it wrote. Under the write-back lock, so that no span
          * write-back of another handle rewrites these bytes with old ones. */
@@ -574,8 +581,9 @@ static int64_t direct_run(struct edonio_cache *c, struct edonio_stats *st, int64
     return n;
 }
 
-typedef int piece_fn(struct edonio_cache *, struct edonio_stats *, int64_t, uint32_t, uint32_t,
-                     char *);
+/* One piece of a request of 'request' bytes: the bytes [lo, hi) of block. */
+typedef int piece_fn(struct edonio_cache *c, struct edonio_stats *st, int64_t block, uint32_t lo,
+                     uint32_t hi, char *buf, ADIO_Offset request);
 
 /*
  * Cut [off, off + len) at block boundaries and call fn on each piece; in a large request, whole
@@ -599,12 +607,66 @@ static int for_pieces(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offs
                 continue;
             }
         }
-        int err = fn(c, st, p.block, p.lo, p.hi, buf + *done);
+        int err = fn(c, st, p.block, p.lo, p.hi, buf + *done, len);
         if (err)
             return err;
         *done += p.hi - p.lo;
     }
     return 0;
+}
+
+/*
+ * After a write that passed the cache, a copy of block that a process of this node cached
+ * meanwhile (filled with other bytes of the block, perhaps before this write reached the file)
+ * takes the bytes written, [lo, hi) of it in 'in', so that this process reads what it wrote: a
+ * clean copy is dropped, one with dirty bytes gets them as one more dirty extent (the file has them
+ * already; writing them again is harmless). Under the lock, which the filler held from taking the
+ * slot to reading the file: either its read came after this write, or its slot is seen here.
+ */
+static void pass_settle(struct edonio_cache *c, struct edonio_stats *st, int64_t block,
+                        uint32_t lo, uint32_t hi, const char *in)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
+    int32_t slot = edonio_lookup(seg, block);
+
+    if (slot != EDONIO_NO_SLOT && edonio_slot_at(seg, slot)->ndirty == 0)
+        edonio_drop(seg, slot);
+    else if (slot != EDONIO_NO_SLOT)
+        write_held(c, st, seg, block, lo, hi, in); /* failed, the file has the bytes anyway */
+    ADIOI_EDONIO_Node_release(seg);
+}
+
+/*
+ * A request that passes the cache (a write of romio_edonio_write_through bytes or more, a read
+ * with romio_edonio_read_fill=none) and finds none of its blocks cached on this node is one file
+ * operation, as ufs makes it, rather than one per block; a write is made under the write-back
+ * lock (locked_write), then settles its blocks. 1 when done (*err: how; a failed operation counts
+ * as not done at all, as in bypass_io), 0 when a block is cached: the request goes by pieces.
+ */
+static int pass_whole(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset off,
+                      ADIO_Offset len, char *buf, int writing, int *err)
+{
+    ADIO_Offset bs = c->hints.block_size;
+    int64_t first = off / bs, last = (off + len - 1) / bs;
+
+    if (writing ? !passes(c, len) : c->hints.read_fill != EDONIO_READ_FILL_NONE)
+        return 0;
+    for (int64_t b = first; b <= last; b++)
+        if (cached(c, b))
+            return 0;
+    st->misses += last - first + 1;
+    if (!writing) {
+        *err = fs_read(c, st, buf, (size_t)len, off);
+        return 1;
+    }
+    if ((*err = locked_write(c, st, buf, (size_t)len, off)) != 0)
+        return 1;
+    for (ADIO_Offset done = 0; done < len;) {
+        struct edonio_piece p = edonio_piece_at(off + done, len - done, (uint32_t)bs);
+        pass_settle(c, st, p.block, p.lo, p.hi, buf + done);
+        done += p.hi - p.lo;
+    }
+    return 1;
 }
 
 /* ------------------------------------------------------------------ reads and writes */
@@ -681,7 +743,10 @@ int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, voi
         return 0;
     if (len > size - off)
         len = size - off;
-    err = for_pieces(c, st, off, len, buf, read_piece, 0, &done);
+    if (pass_whole(c, st, off, len, buf, 0, &err))
+        done = err ? 0 : len;
+    else
+        err = for_pieces(c, st, off, len, buf, read_piece, 0, &done);
     if (err == 0)
         *got = len;
     return err;
@@ -698,7 +763,9 @@ int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, co
         *done = err ? 0 : len; /* one operation: all or (as far as anyone can tell) nothing */
         return err;
     }
-    if (len > 0)
+    if (len > 0 && pass_whole(c, st, off, len, (char *)buf, 1, &err))
+        *done = err ? 0 : len;
+    else if (len > 0)
         err = for_pieces(c, st, off, len, (char *)buf, write_piece, 1, done);
     if (*done > 0) /* what was written is part of the file, even if a piece after it failed */
         ADIOI_EDONIO_Size_max(c, off + *done);
