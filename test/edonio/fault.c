@@ -12,6 +12,12 @@
  * file whose name contains path_part fail with errno err (count < 0: until disarmed; err 0:
  * disarm). Each call is armed on its own, so write-backs and reads can fail at once. The test
  * finds the function with dlsym, so it runs without this library too (and then says so).
+ *
+ *   void edonio_fault_pause(const char *path_part, void (*fn)(void));
+ *
+ * calls fn once, just before the next pwrite on a file whose name contains path_part is made
+ * (fn NULL: disarm): a test stops a write there while another process acts.
+ *
  * Descriptors are mapped to names when they are opened through this library.
  */
 #define _GNU_SOURCE
@@ -41,7 +47,19 @@ static struct {
     long long count;
 } armed[NCALLS]; /* by the call's index in calls */
 
+static struct {
+    char part[PATH_MAX];
+    void (*fn)(void);
+} paused;
+
 void edonio_fault_arm(const char *call, const char *path_part, int err, long long count);
+void edonio_fault_pause(const char *path_part, void (*fn)(void));
+
+void edonio_fault_pause(const char *path_part, void (*fn)(void))
+{
+    snprintf(paused.part, sizeof(paused.part), "%s", path_part);
+    paused.fn = fn;
+}
 
 static int call_index(const char *call)
 {
@@ -123,6 +141,11 @@ ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 
     if (real == NULL)
         real = (ssize_t(*)(int, const void *, size_t, off_t))next("pwrite");
+    if (paused.fn != NULL && name_of(fd) != NULL && strstr(name_of(fd), paused.part) != NULL) {
+        void (*fn)(void) = paused.fn;
+        paused.fn = NULL;
+        fn();
+    }
     return fails("pwrite", name_of(fd)) ? -1 : real(fd, buf, len, off);
 }
 

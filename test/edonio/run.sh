@@ -106,7 +106,10 @@ test_sharing() {
 # and 4 ranks on one node: "rank 1 reads 1, not 2" (a clean copy in the remote segment of a process
 # that could not map its peers outlived sync-barrier-sync). Its last step: that process writes a
 # block whole, written at once from its remote segment, and the owner, which held a clean copy,
-# reads the new bytes after sync-barrier-sync.
+# reads the new bytes after sync-barrier-sync. Case 11 failed with the settle after a write that
+# passed the cache taken out ("11a: rank 0 reads 8192 wrong bytes ... clean", and 11b), and with
+# only clean copies dropped (11b); on the code that held the segment through such a write, rank 1
+# could not fill the block meanwhile ("rank 1 did not act within 60 s").
 test_faults() {
     local np
     for np in 1 2 4; do

@@ -43,6 +43,13 @@
  *    read_fill=block), and after rank 0 writes it again and sync-barrier-sync, it reads the new
  *    bytes, not its copy; then it writes the block whole, and after sync-barrier-sync rank 0 (which
  *    holds a clean copy) reads those bytes.
+ * 11. A write that passes the cache (2 or more ranks; write-through on, a request of 8 KiB, 16 KiB
+ *    blocks, none cached) is stopped just before it reaches the file, and meanwhile rank 1 fills
+ *    the block from the file by reading other bytes of it (read_fill=block): a. only that (a clean
+ *    copy, with the old bytes where rank 0 is writing); b. after writing 100 bytes of it (a copy
+ *    with dirty bytes). Rank 0 then reads back what it wrote: its bytes, not the copy's old ones.
+ *    After the close the file holds both ranks' bytes. (On simulated nodes rank 1's copy is its
+ *    node's own, and the case checks only that nothing is lost.)
  * Cases 2 to 8 hold every write until a sync (romio_edonio_write_through=0).
  */
 #define _GNU_SOURCE
@@ -58,9 +65,11 @@
 #include <unistd.h>
 
 typedef void arm_fn(const char *call, const char *path_part, int err, long long count);
+typedef void pause_fn(const char *path_part, void (*fn)(void));
 
 static int rank, nprocs, errors;
 static arm_fn *arm;
+static pause_fn *pause_at;
 static char dir[4096];
 
 #define CHECK(cond, ...)                                                                           \
@@ -642,6 +651,121 @@ static void case_unmapped(void)
     CHECK(MPI_File_close(&fh) == MPI_SUCCESS, "10: close failed");
 }
 
+/* Case 11: rank 0's write stops in pwrite until rank 1 has acted (files signal it: one node). */
+enum { PF_BS = 16384, PF_AT = 4096, PF_LEN = 8192 };
+static char pf_go[4300], pf_done[4300];
+
+static int pf_wait(const char *path)
+{
+    for (int ms = 0; ms < 60000; ms++) {
+        if (access(path, F_OK) == 0) {
+            unlink(path);
+            return 1;
+        }
+        usleep(1000);
+    }
+    return 0;
+}
+
+static void pf_signal(const char *path)
+{
+    int fd = open(path, O_CREAT | O_WRONLY, 0644);
+
+    if (fd >= 0)
+        close(fd);
+}
+
+static void pf_pause(void)
+{
+    pf_signal(pf_go);
+    CHECK(pf_wait(pf_done), "11: rank 1 did not act within 60 s");
+}
+
+/* What the file holds at off once both ranks wrote (the file was all 1 before). */
+static unsigned char pf_byte(long long off)
+{
+    long long b = off / PF_BS, in = off % PF_BS;
+
+    if (in >= PF_AT && in < PF_AT + PF_LEN)
+        return (unsigned char)(2 + b);
+    return b == 1 && in < 100 ? 9 : 1;
+}
+
+/* Step 'step' on block 'step': rank 0 writes while rank 1 fills. */
+static void pass_fill_step(MPI_File fh, int step)
+{
+    unsigned char buf[PF_LEN], want[PF_LEN];
+    long long blk = (long long)step * PF_BS;
+
+    if (rank == 0) {
+        memset(want, 2 + step, sizeof(want));
+        pause_at("passfill", pf_pause);
+        int rc = MPI_File_write_at(fh, blk + PF_AT, want, PF_LEN, MPI_BYTE, MPI_STATUS_IGNORE);
+        pause_at("", NULL);
+        CHECK(rc == MPI_SUCCESS, "11%c: the write failed", 'a' + step);
+        rc = MPI_File_read_at(fh, blk + PF_AT, buf, PF_LEN, MPI_BYTE, MPI_STATUS_IGNORE);
+        long long bad = 0;
+        for (int i = 0; i < PF_LEN; i++)
+            bad += buf[i] != want[i];
+        CHECK(rc == MPI_SUCCESS && bad == 0,
+              "11%c: rank 0 reads %lld wrong bytes of its write that passed the cache (a copy "
+              "filled meanwhile, %s)", 'a' + step, bad, step ? "with dirty bytes" : "clean");
+    } else if (rank == 1) {
+        CHECK(pf_wait(pf_go), "11: rank 0's write did not reach the file within 60 s");
+        memset(buf, 9, 100);
+        if (step == 1)
+            MPI_File_write_at(fh, blk, buf, 100, MPI_BYTE, MPI_STATUS_IGNORE);
+        MPI_File_read_at(fh, blk + PF_BS - 100, buf, 100, MPI_BYTE, MPI_STATUS_IGNORE);
+        pf_signal(pf_done);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void case_pass_fill(void)
+{
+    char path[4200];
+    unsigned char buf[2 * PF_BS];
+    MPI_Info info;
+    MPI_File fh;
+
+    if (nprocs < 2)
+        return;
+    snprintf(path, sizeof(path), "%s/passfill", dir);
+    snprintf(pf_go, sizeof(pf_go), "%s/pf-go", dir);
+    snprintf(pf_done, sizeof(pf_done), "%s/pf-done", dir);
+    if (rank == 0) {
+        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        memset(buf, 1, sizeof(buf));
+        CHECK(fd >= 0 && write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf),
+              "11: cannot write %s", path);
+        if (fd >= 0)
+            close(fd);
+        unlink(pf_go);
+        unlink(pf_done);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_edonio_block_size", "16384");
+    MPI_Info_set(info, "romio_edonio_read_fill", "block");
+    MPI_Info_set(info, "romio_edonio_write_through", "8192");
+    int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
+    MPI_Info_free(&info);
+    CHECK(rc == MPI_SUCCESS, "11: cannot open %s", path);
+    pass_fill_step(fh, 0);
+    pass_fill_step(fh, 1);
+    CHECK(MPI_File_close(&fh) == MPI_SUCCESS, "11: close failed");
+    if (rank != 0)
+        return;
+    int fd = open(path, O_RDONLY);
+    long long bad = 0, got = fd >= 0 ? pread(fd, buf, sizeof(buf), 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    for (long long i = 0; i < got; i++)
+        bad += buf[i] != pf_byte(i);
+    CHECK(got == (long long)sizeof(buf) && bad == 0, "11: %lld wrong bytes on disk (read %lld)",
+          bad, got);
+}
+
 int main(int argc, char **argv)
 {
     int total;
@@ -651,7 +775,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     snprintf(dir, sizeof(dir), "%s", argc > 1 ? argv[1] : ".");
     arm = (arm_fn *)dlsym(RTLD_DEFAULT, "edonio_fault_arm");
-    if (arm == NULL) {
+    pause_at = (pause_fn *)dlsym(RTLD_DEFAULT, "edonio_fault_pause");
+    if (arm == NULL || pause_at == NULL) {
         if (rank == 0)
             printf("fault.so is not preloaded: no fault can be injected\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -666,6 +791,7 @@ int main(int argc, char **argv)
     case_no_memory();
     case_whole();
     case_unmapped();
+    case_pass_fill();
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
