@@ -419,9 +419,10 @@ static int write_held(struct edonio_cache *c, struct edonio_stats *st, struct ed
 static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block, uint32_t lo,
                       uint32_t hi, char *out, ADIO_Offset request)
 {
-    (void)request;
     struct edonio_segment *seg = ADIOI_EDONIO_Node_segment(c, block);
     int err, through = read_through(c, st, seg, block, 1); /* no lock taken to know it */
+
+    (void)request; /* reads of every size take the cache alike */
 
     if (!through) {
         ADIOI_EDONIO_Node_lock(seg);
@@ -618,13 +619,15 @@ static int for_pieces(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offs
 /*
  * After a write that passed the cache, a copy of block that a process of this node cached
  * meanwhile (filled with other bytes of the block, perhaps before this write reached the file)
- * takes the bytes written, [lo, hi) of it in 'in', so that this process reads what it wrote: a
- * clean copy is dropped, one with dirty bytes gets them as one more dirty extent (the file has them
- * already; writing them again is harmless). Under the lock, which the filler held from taking the
- * slot to reading the file: either its read came after this write, or its slot is seen here.
+ * must not keep the old bytes, so that this process reads what it wrote: a clean copy is dropped;
+ * one with dirty bytes is no longer VALID, so a read of other bytes fetches them afresh (its dirty
+ * bytes are another process's concurrent writes; those that overlap this one conflict with it,
+ * which MPI-3.1 13.6.1 leaves undefined). Under the lock, which every fill that keeps a copy holds
+ * from taking the slot to reading the file: either its read came after this write, or its slot is
+ * seen here. (A large read with read_fill=block that moves a whole block directly reads it before
+ * taking the lock: it conflicts with this write, whatever comes of it.)
  */
-static void pass_settle(struct edonio_cache *c, struct edonio_stats *st, int64_t block,
-                        uint32_t lo, uint32_t hi, const char *in)
+static void pass_settle(struct edonio_cache *c, int64_t block)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
     int32_t slot = edonio_lookup(seg, block);
@@ -632,7 +635,7 @@ static void pass_settle(struct edonio_cache *c, struct edonio_stats *st, int64_t
     if (slot != EDONIO_NO_SLOT && edonio_slot_at(seg, slot)->ndirty == 0)
         edonio_drop(seg, slot);
     else if (slot != EDONIO_NO_SLOT)
-        write_held(c, st, seg, block, lo, hi, in); /* failed, the file has the bytes anyway */
+        edonio_mark_stale(edonio_slot_at(seg, slot));
     ADIOI_EDONIO_Node_release(seg);
 }
 
@@ -640,8 +643,10 @@ static void pass_settle(struct edonio_cache *c, struct edonio_stats *st, int64_t
  * A request that passes the cache (a write of romio_edonio_write_through bytes or more, a read
  * with romio_edonio_read_fill=none) and finds none of its blocks cached on this node is one file
  * operation, as ufs makes it, rather than one per block; a write is made under the write-back
- * lock (locked_write), then settles its blocks. 1 when done (*err: how; a failed operation counts
- * as not done at all, as in bypass_io), 0 when a block is cached: the request goes by pieces.
+ * lock (locked_write), then settles its blocks, also when it failed (part of it may be in the
+ * file). The whole blocks of a large request (romio_edonio_direct_threshold) count as moved
+ * directly. 1 when done (*err: how; a failed operation counts as not done at all, as in
+ * bypass_io), 0 when a block is cached: the request goes by pieces.
  */
 static int pass_whole(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset off,
                       ADIO_Offset len, char *buf, int writing, int *err)
@@ -655,17 +660,16 @@ static int pass_whole(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offs
         if (cached(c, b))
             return 0;
     st->misses += last - first + 1;
+    if (c->hints.direct_threshold > 0 && len >= c->hints.direct_threshold &&
+        (off + len) / bs > (off + bs - 1) / bs)
+        st->direct += (off + len) / bs - (off + bs - 1) / bs;
     if (!writing) {
         *err = fs_read(c, st, buf, (size_t)len, off);
         return 1;
     }
-    if ((*err = locked_write(c, st, buf, (size_t)len, off)) != 0)
-        return 1;
-    for (ADIO_Offset done = 0; done < len;) {
-        struct edonio_piece p = edonio_piece_at(off + done, len - done, (uint32_t)bs);
-        pass_settle(c, st, p.block, p.lo, p.hi, buf + done);
-        done += p.hi - p.lo;
-    }
+    *err = locked_write(c, st, buf, (size_t)len, off);
+    for (int64_t b = first; b <= last; b++)
+        pass_settle(c, b);
     return 1;
 }
 
@@ -743,9 +747,7 @@ int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, voi
         return 0;
     if (len > size - off)
         len = size - off;
-    if (pass_whole(c, st, off, len, buf, 0, &err))
-        done = err ? 0 : len;
-    else
+    if (!pass_whole(c, st, off, len, buf, 0, &err))
         err = for_pieces(c, st, off, len, buf, read_piece, 0, &done);
     if (err == 0)
         *got = len;

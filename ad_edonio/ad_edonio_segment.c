@@ -261,6 +261,11 @@ void edonio_mark_valid(struct edonio_slot *s)
     s->flags |= EDONIO_SLOT_VALID;
 }
 
+void edonio_mark_stale(struct edonio_slot *s)
+{
+    s->flags &= ~(uint32_t)EDONIO_SLOT_VALID;
+}
+
 void edonio_dirty_clear(struct edonio_slot *s)
 {
     s->ndirty = 0;

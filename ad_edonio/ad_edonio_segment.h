@@ -147,6 +147,8 @@ void edonio_clear(struct edonio_segment *seg);
 int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi);
 /* The block was fetched: every byte not dirty is now the file's. */
 void edonio_mark_valid(struct edonio_slot *s);
+/* The block's bytes outside the dirty extents are no longer readable (the file has newer ones). */
+void edonio_mark_stale(struct edonio_slot *s);
 /* Clean after write-back (the fetched bytes, if any, stay readable). */
 void edonio_dirty_clear(struct edonio_slot *s);
 /* Is [lo, hi) entirely readable from the slot (VALID, or inside one dirty extent)? */
