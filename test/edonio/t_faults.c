@@ -697,6 +697,11 @@ static void pass_fill_step(MPI_File fh, int step)
     unsigned char buf[PF_LEN], want[PF_LEN];
     long long blk = (long long)step * PF_BS;
 
+    if (rank == 0) { /* no signal left by a step that gave up waiting */
+        unlink(pf_go);
+        unlink(pf_done);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         memset(want, 2 + step, sizeof(want));
         pause_at("passfill", pf_pause);
@@ -740,8 +745,6 @@ static void case_pass_fill(void)
               "11: cannot write %s", path);
         if (fd >= 0)
             close(fd);
-        unlink(pf_go);
-        unlink(pf_done);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Info_create(&info);
