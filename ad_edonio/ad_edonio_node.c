@@ -84,9 +84,14 @@ static int mpich_nolocal(void)
     return 0;
 }
 
-/* Processes with equal keys can map each other's memfd: same kernel, PID namespace and user. */
+/*
+ * Processes with equal keys can map each other's memfd: same kernel, PID namespace and user.
+ * Read once per process (none of them changes while it runs; a fork's child reads its own).
+ */
 static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
 {
+    static uint64_t known;
+    static pid_t known_by;
     char boot[64] = "", host[256] = "";
     struct stat st;
     uint64_t key = 0x65646f6e696fULL;
@@ -94,6 +99,8 @@ static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
 
     if (!h->shared_memory || mpich_nolocal())
         return cookie; /* unique: a node of its own */
+    if (known_by == getpid())
+        return known;
     if ((f = fopen("/proc/sys/kernel/random/boot_id", "r")) != NULL) {
         if (fgets(boot, sizeof(boot), f) == NULL)
             boot[0] = '\0';
@@ -104,25 +111,35 @@ static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
     key = hash_text(key, boot);
     if (stat("/proc/self/ns/pid", &st) == 0)
         key = mix(key, (uint64_t)st.st_ino);
-    return mix(key, (uint64_t)getuid());
+    known = mix(key, (uint64_t)getuid());
+    known_by = getpid();
+    return known;
 }
 
 /* ---------------------------------------------------------------- this process's memory */
 
-/* Physical memory this node can give a cache: the machine's, or the cgroup's limit if lower. */
+/*
+ * Physical memory this node can give a cache: the machine's, or the cgroup's limit if lower. Read
+ * at a process's first open only: both are set before a job starts.
+ */
 static long long node_memory(void)
 {
-    long long bytes = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE), limit;
-    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    static long long known;
+    long long bytes, limit;
+    FILE *f;
 
-    if (f == NULL)
+    if (known > 0)
+        return known;
+    bytes = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+    if ((f = fopen("/sys/fs/cgroup/memory.max", "r")) == NULL)
         f = fopen("/sys/fs/cgroup/memory/memory.limit_in_bytes", "r");
     if (f != NULL) {
         if (fscanf(f, "%lld", &limit) == 1 && limit > 0 && limit < bytes)
             bytes = limit;
         fclose(f);
     }
-    return bytes > 0 ? bytes : (1LL << 30);
+    known = bytes > 0 ? bytes : (1LL << 30);
+    return known;
 }
 
 /* Slots for 'bytes' of blocks, at most 'cap' bytes of them, at least one. */
