@@ -29,7 +29,7 @@ struct record {
     struct edonio_hints hints; /* rank 0's are the cache's */
     int32_t open_class;        /* MPI error class of its open of the file, 0 when it worked */
     int32_t sharing;           /* it found a cache of the file to share */
-    int32_t pad;
+    int32_t deferred;          /* it offers kept memory and made none (defer_memory) */
     uint64_t kept;             /* the id of memory it kept from a closed cache of the same
                                 * processes (ADIOI_EDONIO_Node_kept), 0 when none */
 };
@@ -123,11 +123,53 @@ static int kept_by_all(const struct record *all, int nprocs, uint64_t mine)
     return mine != 0;
 }
 
+/* Did some process defer making its memory? */
+static int deferred_by_any(const struct record *all, int nprocs)
+{
+    for (int r = 0; r < nprocs; r++)
+        if (all[r].deferred)
+            return 1;
+    return 0;
+}
+
 /*
- * Collective: this process's memory, the exchange of records, then (unless every process shares
- * a cache already, or one failed) the segments and the node with rank 0's hints: the memory kept
- * from the processes' last cache when they all offer it and the shape is the same (may_reuse:
- * at open), else the memory just made.
+ * This process's part of the exchange: its memory, made now (ADIOI_EDONIO_Node_prepare), or,
+ * when it offers memory kept from its last cache in the shape its own hints ask (as rank 0's
+ * do in the usual case: a file opened again, another file of the same run), not made at all.
+ * Making it costs a memfd, its size and a mapping (about 10 us) that the reuse then throws away.
+ */
+static void offer_memory(struct edonio_cache *c, struct record *mine, int may_reuse)
+{
+    mine->kept = may_reuse ? ADIOI_EDONIO_Node_kept(c) : 0;
+    mine->deferred = mine->kept != 0 && ADIOI_EDONIO_Node_kept_shape(&c->hints);
+    if (mine->deferred)
+        ADIOI_EDONIO_Node_identify(c, &mine->peer);
+    else
+        mine->peer.err = ADIOI_EDONIO_Node_prepare(c, &mine->peer);
+}
+
+/*
+ * When the kept memory does not serve after all and some process deferred making its memory:
+ * those make it now, and every process exchanges its record again, so that every process knows
+ * every other's memory and whether one failed to make it (collective, on every process alike:
+ * the records of the first exchange say the same to all).
+ */
+static struct outcome exchange_again(struct edonio_cache *c, MPI_Comm comm, struct record *mine,
+                                     struct record *all)
+{
+    if (mine->deferred)
+        mine->peer.err = ADIOI_EDONIO_Node_prepare(c, &mine->peer);
+    mine->deferred = 0;
+    MPI_Allgather(mine, sizeof(*mine), MPI_BYTE, all, sizeof(*mine), MPI_BYTE, comm);
+    return outcome_of(all, c->nprocs);
+}
+
+/*
+ * Collective: this process's memory (offer_memory), the exchange of records, then (unless every
+ * process shares a cache already, or one failed) the segments and the node with rank 0's hints:
+ * the memory kept from the processes' last cache when they all offer it and the shape is the
+ * same (may_reuse: at open), else the memory made for the open (exchange_again when some
+ * process deferred making it).
  */
 static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_class, int sharing,
                              int may_reuse)
@@ -145,16 +187,17 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     mine.sharing = sharing;
     if (all == NULL || peers == NULL)
         MPI_Abort(comm, ENOMEM); /* cannot take part in the exchange */
-    if (open_class == 0 && !sharing) {
-        mine.peer.err = ADIOI_EDONIO_Node_prepare(c, &mine.peer);
-        mine.kept = may_reuse ? ADIOI_EDONIO_Node_kept(c) : 0;
-    }
+    if (open_class == 0 && !sharing)
+        offer_memory(c, &mine, may_reuse);
     MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, comm);
     o = outcome_of(all, c->nprocs);
     if (o.failed < 0 && !o.sharing) {
         c->hints = c->asked = all[0].hints;
         c->id = all[0].peer.cookie;
         if (!ADIOI_EDONIO_Node_adopt(c, mine.kept != 0, kept_by_all(all, c->nprocs, mine.kept))) {
+            if (deferred_by_any(all, c->nprocs) &&
+                (o = exchange_again(c, comm, &mine, all)).failed >= 0)
+                goto out;
             for (int r = 0; r < c->nprocs; r++) {
                 peers[r] = all[r].peer;
                 c->nodes_apart |= all[r].peer.key != all[0].peer.key;
@@ -164,6 +207,7 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
         }
         c->fetch_buf = malloc((size_t)c->hints.block_size); /* NULL: allocated when needed */
     }
+out:
     free(peers);
     free(all);
     return o;

@@ -130,6 +130,8 @@ int ADIOI_EDONIO_Cache_rebuild(struct edonio_cache *c, MPI_Comm comm, struct edo
  * can fail is done here). errno or 0.
  */
 int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me);
+/* The same record without memory (its memfd -1): for a process that offers kept memory. */
+void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me);
 /*
  * After it, with the cache's hints (rank 0's): lay out this process's segments in its memory and
  * map the node's other processes. Cannot fail: a process that cannot be mapped is reached over
@@ -148,6 +150,8 @@ void ADIOI_EDONIO_Node_detach(struct edonio_cache *c);
  */
 void ADIOI_EDONIO_Node_keep(struct edonio_cache *c);
 uint64_t ADIOI_EDONIO_Node_kept(struct edonio_cache *c);
+/* Is memory kept, in the shape these hints ask? */
+int ADIOI_EDONIO_Node_kept_shape(const struct edonio_hints *h);
 int ADIOI_EDONIO_Node_adopt(struct edonio_cache *c, int offered, int offered_by_all);
 /* The segment that caches block on this node (not locked: edonio_may_hold only); locked; and
  * unlocked. */

@@ -177,15 +177,23 @@ static int node_alloc(struct edonio_node *n, int nprocs)
     return n->rank && n->index && n->own && n->remote && n->map && n->bytes && n->fd;
 }
 
+void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me)
+{
+    struct edonio_node *n = &c->node;
+
+    n->cookie = random64();
+    n->key = node_key(&c->hints, n->cookie);
+    *me = (struct edonio_peer){n->key, n->cookie, 0, (int32_t)getpid(), -1, 0, 0};
+}
+
 int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me)
 {
     struct edonio_node *n = &c->node;
     size_t bytes = memory_size(&c->hints, c->nprocs, node_memory());
     void *mem;
 
-    n->cookie = random64();
-    n->key = node_key(&c->hints, n->cookie);
-    *me = (struct edonio_peer){n->key, n->cookie, bytes, (int32_t)getpid(), -1, 0, 0};
+    ADIOI_EDONIO_Node_identify(c, me);
+    me->bytes = bytes;
     if (!node_alloc(n, c->nprocs))
         return ENOMEM;
     if ((n->memfd = memfd_create("edonio-cache", MFD_CLOEXEC)) < 0)
@@ -436,6 +444,11 @@ uint64_t ADIOI_EDONIO_Node_kept(struct edonio_cache *c)
     atomic_store(&own->size, fstat(c->fd_sys, &st) == 0 ? (int64_t)st.st_size : 0);
     atomic_store(&own->syncs, 0);
     return kept.id;
+}
+
+int ADIOI_EDONIO_Node_kept_shape(const struct edonio_hints *h)
+{
+    return kept.node.n > 0 && ADIOI_EDONIO_Hints_same_shape(h, &kept.asked);
 }
 
 int ADIOI_EDONIO_Node_adopt(struct edonio_cache *c, int offered, int offered_by_all)
