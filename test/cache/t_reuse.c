@@ -11,13 +11,16 @@
  * pattern. Between B's close and A's reopen, rank 0 overwrites A's first block with POSIX: A,
  * reopened read-only, must show it (memory is kept, never blocks). That read-only cache's reads
  * keep A's blocks, clean (romio_edonio_read_fill=block), and its close writes nothing back: B,
- * opened next, must read B's bytes, not A's blocks of the same numbers. A last open of B with
- * another cache size (another shape) must still see B's data.
+ * opened next, must read B's bytes, not A's blocks of the same numbers. An open of B with
+ * another cache size (another shape) must still see B's data. The last open of B has rank 0 ask
+ * the first cache size again and the other ranks the kept one: they offer the kept memory and make
+ * none, rank 0's hints then refuse it, and every process makes memory and exchanges again; B's
+ * data is still seen, and written and read again through that cache.
  *
  * Memory: with romio_edonio_keep_memory true (the default; the effective value is read back), B's
  * cache and the next two must start with memory kept from the cache closed before
- * (romio_edonio_stats_mem_reused > 0 on every process), the last (another shape) must not; with
- * false, none may.
+ * (romio_edonio_stats_mem_reused > 0 on every process), the last two (another shape) must not;
+ * with false, none may.
  */
 #include "cache_test.h"
 
@@ -150,6 +153,19 @@ int main(int argc, char **argv)
     CT_MPI(MPI_File_close(&fh));
     fh = open_file(name_b, MPI_MODE_RDWR, "2097152"); /* another shape: new memory */
     check_reused(fh, 0, "B, reopened with another cache size");
+    check_pattern(fh, 1, 0);
+    CT_MPI(MPI_File_close(&fh));
+    /* Rank 0's hints (another shape) refuse what the others offer without making memory. */
+    fh = open_file(name_b, MPI_MODE_RDWR, ct_rank == 0 ? "1048576" : "2097152");
+    check_reused(fh, 0, "B, reopened with rank 0 asking another cache size");
+    CT_CHECK(ct_get_ll(fh, "romio_edonio_cache_size") == 1048576,
+             "B's cache size is %lld, not rank 0's 1048576",
+             ct_get_ll(fh, "romio_edonio_cache_size"));
+    check_pattern(fh, 1, 0);
+    write_pattern(fh, 1);
+    CT_MPI(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CT_MPI(MPI_File_sync(fh));
     check_pattern(fh, 1, 0);
     CT_MPI(MPI_File_close(&fh));
     return ct_finish();
