@@ -23,13 +23,13 @@
 
 static struct edonio_cache *caches; /* this process's, most recent first */
 
-/* What each process contributes to the open's one exchange. */
+/* What each process contributes to the open's exchange of records (and to exchange_again). */
 struct record {
     struct edonio_peer peer;   /* peer.err: errno of making its memory */
     struct edonio_hints hints; /* rank 0's are the cache's */
     int32_t open_class;        /* MPI error class of its open of the file, 0 when it worked */
     int32_t sharing;           /* it found a cache of the file to share */
-    int32_t deferred;          /* it offers kept memory and made none (defer_memory) */
+    int32_t deferred;          /* it offers kept memory and made none (offer_memory) */
     uint64_t kept;             /* the id of memory it kept from a closed cache of the same
                                 * processes (ADIOI_EDONIO_Node_kept), 0 when none */
 };
@@ -157,8 +157,12 @@ static void offer_memory(struct edonio_cache *c, struct record *mine, int may_re
 static struct outcome exchange_again(struct edonio_cache *c, MPI_Comm comm, struct record *mine,
                                      struct record *all)
 {
-    if (mine->deferred)
+    if (mine->deferred) {
+        struct edonio_hints agreed = c->hints;
+        c->hints = mine->hints; /* its own, as every other process made its memory with */
         mine->peer.err = ADIOI_EDONIO_Node_prepare(c, &mine->peer);
+        c->hints = agreed;
+    }
     mine->deferred = 0;
     MPI_Allgather(mine, sizeof(*mine), MPI_BYTE, all, sizeof(*mine), MPI_BYTE, comm);
     return outcome_of(all, c->nprocs);
@@ -195,9 +199,12 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
         c->hints = c->asked = all[0].hints;
         c->id = all[0].peer.cookie;
         if (!ADIOI_EDONIO_Node_adopt(c, mine.kept != 0, kept_by_all(all, c->nprocs, mine.kept))) {
-            if (deferred_by_any(all, c->nprocs) &&
-                (o = exchange_again(c, comm, &mine, all)).failed >= 0)
-                goto out;
+            if (deferred_by_any(all, c->nprocs)) {
+                o = exchange_again(c, comm, &mine, all);
+                if (o.failed >= 0)
+                    goto out;
+                c->id = all[0].peer.cookie; /* rank 0's, drawn anew if it had deferred */
+            }
             for (int r = 0; r < c->nprocs; r++) {
                 peers[r] = all[r].peer;
                 c->nodes_apart |= all[r].peer.key != all[0].peer.key;

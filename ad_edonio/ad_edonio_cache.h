@@ -96,7 +96,8 @@ struct edonio_cache {
 
 /*
  * Collective over comm, right after every process opened the file (open_code: how that went here):
- * in one exchange, every process learns how the others' opens went, and the cache of the file is
+ * in one exchange (two when kept memory offered without making any is refused: ad_edonio_cache.c,
+ * exchange_again), every process learns how the others' opens went, and the cache of the file is
  * made with rank 0's hints, unless every process found one to share (found, from
  * ADIOI_EDONIO_Cache_find). Returns an MPI error code, the same class on every process (the
  * process that failed returns its own); on error *cache is NULL.

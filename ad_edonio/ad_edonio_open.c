@@ -4,7 +4,8 @@
  * Open makes the system file descriptor on one process. OpenColl is the collective part: every
  * process of the communicator opens the file (every one owns blocks, so ROMIO's deferred open is
  * off), then the handle gets its cache: one it may share (ad_edonio_cache.c), or a new one. Both
- * come out of one exchange of records, which also makes every process agree on how the open went.
+ * come out of one exchange of records (rarely two: exchange_again in ad_edonio_cache.c), which
+ * also makes every process agree on how the open went.
  * Close writes every dirty byte back (collectively, or alone for a one-process handle that shares
  * a larger cache) and lets the cache go; under MPI_File_close the flush is the call's one
  * collective, in place of ROMIO's barrier (patch 0011), as the open's exchange is the open's.
