@@ -15,12 +15,15 @@
  * another cache size (another shape) must still see B's data. The last open of B has rank 0 ask
  * the first cache size again and the other ranks the kept one: they offer the kept memory and make
  * none, rank 0's hints then refuse it, and every process makes memory and exchanges again; B's
- * data is still seen, and written and read again through that cache.
+ * data is still seen, and written and read again through that cache. Then every rank but 0 opens
+ * and closes a file of its own on MPI_COMM_SELF (what it keeps is for that group), and B is opened
+ * once more: rank 0 offers its kept memory without making any, the others offer none, and again
+ * every process makes memory and exchanges again; B's data is still seen.
  *
  * Memory: with romio_edonio_keep_memory true (the default; the effective value is read back), B's
  * cache and the next two must start with memory kept from the cache closed before
- * (romio_edonio_stats_mem_reused > 0 on every process), the last two (another shape) must not;
- * with false, none may.
+ * (romio_edonio_stats_mem_reused > 0 on every process), the last three must not (the last
+ * one at 1 process must: nothing else was opened); with false, none may.
  */
 #include "cache_test.h"
 
@@ -166,6 +169,21 @@ int main(int argc, char **argv)
     CT_MPI(MPI_File_sync(fh));
     MPI_Barrier(MPI_COMM_WORLD);
     CT_MPI(MPI_File_sync(fh));
+    check_pattern(fh, 1, 0);
+    CT_MPI(MPI_File_close(&fh));
+    /* Ranks but 0 keep memory for MPI_COMM_SELF: rank 0's offer finds no other. */
+    if (ct_rank > 0) {
+        char own[4200];
+        MPI_Info info = ct_info("romio_edonio_block_size", "4096", "romio_edonio_cache_size",
+                                "1048576", "romio_edonio_read_fill", "block", NULL);
+        snprintf(own, sizeof(own), "%s.self-%d", argv[1], ct_rank);
+        CT_MPI(MPI_File_open(MPI_COMM_SELF, own, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+        CT_MPI(MPI_File_close(&fh));
+        MPI_Info_free(&info);
+        unlink(own);
+    }
+    fh = open_file(name_b, MPI_MODE_RDWR, "1048576");
+    check_reused(fh, ct_nprocs == 1, "B, reopened where only rank 0 kept memory for them");
     check_pattern(fh, 1, 0);
     CT_MPI(MPI_File_close(&fh));
     return ct_finish();
