@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int ct_rank, ct_nprocs, ct_errors;
 static int ct_argc;
@@ -211,6 +212,17 @@ static inline void ct_compare(const char *what, const unsigned char *buf, const 
     }
     if (bad)
         ct_error("%s: %lld wrong bytes in [%lld, %lld)", what, bad, off, off + len);
+}
+
+/* The file's bytes [off, off + len), read with POSIX from fd into buf, must be want's. */
+static inline void ct_disk_check(int fd, unsigned char *buf, const unsigned char *want,
+                                 long long off, long long len, const char *what)
+{
+    ssize_t got = fd >= 0 ? pread(fd, buf, (size_t)len, (off_t)off) : -1;
+
+    CT_CHECK(got == len, "%s: read %zd of %lld bytes at %lld", what, got, len, off);
+    if (got == len)
+        ct_compare(what, buf, want, off, len);
 }
 
 /* A read at off of len bytes that must return 'expect' bytes (the rest of buf is left alone). */

@@ -84,22 +84,16 @@ int main(int argc, char **argv)
             long long xr = (b + (long long)NREQ * REQ + BS - 1) / BS * BS;
             for (long long k = 0; k < REGION; k++)
                 want[k] = ct_pattern(b + k, 3);
-            ssize_t got = pread(fd, buf, NREQ * REQ, b);
-            CT_CHECK(got == NREQ * REQ, "rank %d's requests: read %zd bytes", r, got);
-            ct_compare("the requests after the close", buf, want, b, (long long)NREQ * REQ);
-            got = pread(fd, buf, 100, xr);
-            CT_CHECK(got == 100, "rank %d's 100 bytes: read %zd", r, got);
-            ct_compare("the 100 bytes after the close", buf, want + (xr - b), xr, 100);
-            got = pread(fd, buf, REQ, xr + 12000);
-            CT_CHECK(got == REQ, "rank %d's last request: read %zd", r, got);
-            ct_compare("the last request after the close", buf, want + (xr + 12000 - b),
-                       xr + 12000, REQ);
+            ct_disk_check(fd, buf, want, b, (long long)NREQ * REQ, "the requests after the close");
+            ct_disk_check(fd, buf, want + (xr - b), xr, 100, "the 100 bytes after the close");
+            ct_disk_check(fd, buf, want + (xr + 12000 - b), xr + 12000, REQ,
+                          "the last request after the close");
         }
         if (fd >= 0)
             close(fd);
     }
-    MPI_Info_free(&info);
     free(buf);
     free(want);
+    MPI_Info_free(&info);
     return ct_finish();
 }
