@@ -524,25 +524,48 @@ static int cached(struct edonio_cache *c, int64_t block)
 }
 
 /*
- * After a direct transfer of block (its bytes in buf): a clean copy someone cached meanwhile from
- * the file's old bytes is dropped (one written since is newer, or the two writes were concurrent
- * and either may win). A block read is kept, clean, in a free slot, for the reads that follow
- * (romio_edonio_read_fill=block); a block written is not: what a write streams out, the cache
- * cannot help.
+ * After a write of block's bytes straight to the file (a request that passed the cache, or a
+ * whole block moved directly), a copy of block that a process of this node cached
+ * meanwhile (filled with other bytes of the block, perhaps before this write reached the file)
+ * must not keep the old bytes, so that this process reads what it wrote: a clean copy is dropped;
+ * one with dirty bytes is no longer VALID, so a read of other bytes fetches them afresh (its dirty
+ * bytes are another process's concurrent writes; those that overlap this one conflict with it,
+ * which MPI-3.1 13.6.1 leaves undefined). Under the lock, which every fill that keeps a copy holds
+ * from taking the slot to reading the file: either its read came after this write, or its slot is
+ * seen here. (A large read with read_fill=block that moves a whole block directly reads it before
+ * taking the lock: it conflicts with this write, whatever comes of it.)
  */
-static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf, int writing)
+static void settle_written(struct edonio_cache *c, int64_t block)
 {
-    if (!writing && c->hints.read_fill != EDONIO_READ_FILL_BLOCK)
-        return; /* a read that keeps no copy leaves nothing to settle: no lock taken */
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
     int32_t slot = edonio_lookup(seg, block);
 
-    if (slot != EDONIO_NO_SLOT) {
-        if (writing && edonio_slot_at(seg, slot)->ndirty == 0)
-            edonio_drop(seg, slot);
-    } else if (!writing && seg->nused < seg->limit) {
+    if (slot != EDONIO_NO_SLOT && edonio_slot_at(seg, slot)->ndirty == 0)
+        edonio_drop(seg, slot);
+    else if (slot != EDONIO_NO_SLOT)
+        edonio_mark_stale(edonio_slot_at(seg, slot));
+    ADIOI_EDONIO_Node_release(seg);
+}
+
+/*
+ * After a direct transfer of block (its bytes in buf): a block written is settled as any write
+ * that passed the cache (settle_written), and not cached itself: what a write streams out, the
+ * cache cannot help. A block read is kept, clean, in a free slot, for the reads that follow
+ * (romio_edonio_read_fill=block).
+ */
+static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf, int writing)
+{
+    if (writing) {
+        settle_written(c, block);
+        return;
+    }
+    if (c->hints.read_fill != EDONIO_READ_FILL_BLOCK)
+        return; /* a read that keeps no copy leaves nothing to settle: no lock taken */
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
+
+    if (edonio_lookup(seg, block) == EDONIO_NO_SLOT && seg->nused < seg->limit) {
         int err;
-        slot = take_slot(c, seg, block, &err);
+        int32_t slot = take_slot(c, seg, block, &err);
         if (slot != EDONIO_NO_SLOT) { /* else no room for a copy: nothing lost */
             memcpy(edonio_slot_data(seg, slot), buf, seg->block_size);
             edonio_mark_valid(edonio_slot_at(seg, slot));
@@ -617,29 +640,6 @@ static int for_pieces(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offs
 }
 
 /*
- * After a write that passed the cache, a copy of block that a process of this node cached
- * meanwhile (filled with other bytes of the block, perhaps before this write reached the file)
- * must not keep the old bytes, so that this process reads what it wrote: a clean copy is dropped;
- * one with dirty bytes is no longer VALID, so a read of other bytes fetches them afresh (its dirty
- * bytes are another process's concurrent writes; those that overlap this one conflict with it,
- * which MPI-3.1 13.6.1 leaves undefined). Under the lock, which every fill that keeps a copy holds
- * from taking the slot to reading the file: either its read came after this write, or its slot is
- * seen here. (A large read with read_fill=block that moves a whole block directly reads it before
- * taking the lock: it conflicts with this write, whatever comes of it.)
- */
-static void pass_settle(struct edonio_cache *c, int64_t block)
-{
-    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
-    int32_t slot = edonio_lookup(seg, block);
-
-    if (slot != EDONIO_NO_SLOT && edonio_slot_at(seg, slot)->ndirty == 0)
-        edonio_drop(seg, slot);
-    else if (slot != EDONIO_NO_SLOT)
-        edonio_mark_stale(edonio_slot_at(seg, slot));
-    ADIOI_EDONIO_Node_release(seg);
-}
-
-/*
  * A request that passes the cache (a write of romio_edonio_write_through bytes or more, a read
  * with romio_edonio_read_fill=none) and finds none of its blocks cached on this node is one file
  * operation, as ufs makes it, rather than one per block; a write is made under the write-back
@@ -669,7 +669,7 @@ static int pass_whole(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offs
     }
     *err = locked_write(c, st, buf, (size_t)len, off);
     for (int64_t b = first; b <= last; b++)
-        pass_settle(c, b);
+        settle_written(c, b);
     return 1;
 }
 
