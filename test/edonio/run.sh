@@ -109,7 +109,10 @@ test_sharing() {
 # reads the new bytes after sync-barrier-sync. Case 11 failed with the settle after a write that
 # passed the cache taken out ("11a: rank 0 reads 8192 wrong bytes ... clean", and 11b), and with
 # only clean copies dropped (11b); on the code that held the segment through such a write, rank 1
-# could not fill the block meanwhile ("rank 1 did not act within 60 s").
+# could not fill the block meanwhile ("rank 1 did not act within 60 s"). Case 12, the same race for
+# a whole block moved directly (direct_threshold), fails with the direct path's settle taken out
+# ("12a: rank 0 reads 16384 wrong bytes ... clean", and 12b) and with only clean copies dropped
+# (12b). Each run needs an empty DIR (cases 1 and 6 check sizes of files they create).
 test_faults() {
     local np
     for np in 1 2 4; do

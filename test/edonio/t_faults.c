@@ -50,6 +50,9 @@
  *    with dirty bytes). Rank 0 then reads back what it wrote: its bytes, not the copy's old ones.
  *    After the close the file holds both ranks' bytes. (On simulated nodes rank 1's copy is its
  *    node's own, and the case checks only that nothing is lost.)
+ * 12. The same for a whole block moved directly (write-through off, a direct threshold of one
+ *    block): rank 0 writes the whole block, so in b its bytes 0-99 conflict with rank 1's and it
+ *    reads back the others.
  * Cases 2 to 8 hold every write until a sync (romio_edonio_write_through=0).
  */
 #define _GNU_SOURCE
@@ -651,8 +654,20 @@ static void case_unmapped(void)
     CHECK(MPI_File_close(&fh) == MPI_SUCCESS, "10: close failed");
 }
 
-/* Case 11: rank 0's write stops in pwrite until rank 1 has acted (files signal it: one node). */
-enum { PF_BS = 16384, PF_AT = 4096, PF_LEN = 8192 };
+/*
+ * Cases 11 and 12: rank 0's write stops in pwrite until rank 1 has acted (files signal it: one
+ * node). Case 11 writes PF_LEN bytes at PF_AT of a block (a request that passes the cache), case
+ * 12 the whole block (moved directly).
+ */
+enum { PF_BS = 16384, PF_AT = 4096, PF_LEN = 8192, PF_MINE = 100 };
+struct pf_case {
+    int num;
+    const char *name;          /* the file's, and the pause's path part */
+    const char *write_through; /* and the direct threshold, hints */
+    const char *direct_threshold;
+    int at, len;               /* rank 0's write in the block */
+};
+static const struct pf_case *pf;
 static char pf_go[4300], pf_done[4300];
 
 static int pf_wait(const char *path)
@@ -678,7 +693,7 @@ static void pf_signal(const char *path)
 static void pf_pause(void)
 {
     pf_signal(pf_go);
-    CHECK(pf_wait(pf_done), "11: rank 1 did not act within 60 s");
+    CHECK(pf_wait(pf_done), "%d: rank 1 did not act within 60 s", pf->num);
 }
 
 /* What the file holds at off once both ranks wrote (the file was all 1 before). */
@@ -686,16 +701,22 @@ static unsigned char pf_byte(long long off)
 {
     long long b = off / PF_BS, in = off % PF_BS;
 
-    if (in >= PF_AT && in < PF_AT + PF_LEN)
+    if (b == 1 && in < PF_MINE)
+        return 9;
+    if (in >= pf->at && in < pf->at + pf->len)
         return (unsigned char)(2 + b);
-    return b == 1 && in < 100 ? 9 : 1;
+    return 1;
 }
 
-/* Step 'step' on block 'step': rank 0 writes while rank 1 fills. */
+/*
+ * Step 'step' on block 'step': rank 0 writes while rank 1 fills. Rank 0 then reads back what it
+ * wrote, less the bytes rank 1 wrote meanwhile (case 12 overlaps them: a conflict).
+ */
 static void pass_fill_step(MPI_File fh, int step)
 {
-    unsigned char buf[PF_LEN], want[PF_LEN];
+    unsigned char buf[PF_BS], want[PF_BS];
     long long blk = (long long)step * PF_BS;
+    int from = step == 1 && pf->at < PF_MINE ? PF_MINE : pf->at, n = pf->at + pf->len - from;
 
     if (rank == 0) { /* no signal left by a step that gave up waiting */
         unlink(pf_go);
@@ -704,29 +725,31 @@ static void pass_fill_step(MPI_File fh, int step)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         memset(want, 2 + step, sizeof(want));
-        pause_at("passfill", pf_pause);
-        int rc = MPI_File_write_at(fh, blk + PF_AT, want, PF_LEN, MPI_BYTE, MPI_STATUS_IGNORE);
+        pause_at(pf->name, pf_pause);
+        int rc = MPI_File_write_at(fh, blk + pf->at, want, pf->len, MPI_BYTE, MPI_STATUS_IGNORE);
         pause_at("", NULL);
-        CHECK(rc == MPI_SUCCESS, "11%c: the write failed", 'a' + step);
-        rc = MPI_File_read_at(fh, blk + PF_AT, buf, PF_LEN, MPI_BYTE, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "%d%c: the write failed", pf->num, 'a' + step);
+        rc = MPI_File_read_at(fh, blk + from, buf, n, MPI_BYTE, MPI_STATUS_IGNORE);
         long long bad = 0;
-        for (int i = 0; i < PF_LEN; i++)
+        for (int i = 0; i < n; i++)
             bad += buf[i] != want[i];
         CHECK(rc == MPI_SUCCESS && bad == 0,
-              "11%c: rank 0 reads %lld wrong bytes of its write that passed the cache (a copy "
-              "filled meanwhile, %s)", 'a' + step, bad, step ? "with dirty bytes" : "clean");
+              "%d%c: rank 0 reads %lld wrong bytes of its write that %s (a copy filled "
+              "meanwhile, %s)", pf->num, 'a' + step, bad,
+              pf->num == 11 ? "passed the cache" : "went directly",
+              step ? "with dirty bytes" : "clean");
     } else if (rank == 1) {
-        CHECK(pf_wait(pf_go), "11: rank 0's write did not reach the file within 60 s");
-        memset(buf, 9, 100);
+        CHECK(pf_wait(pf_go), "%d: rank 0's write did not reach the file within 60 s", pf->num);
+        memset(buf, 9, PF_MINE);
         if (step == 1)
-            MPI_File_write_at(fh, blk, buf, 100, MPI_BYTE, MPI_STATUS_IGNORE);
+            MPI_File_write_at(fh, blk, buf, PF_MINE, MPI_BYTE, MPI_STATUS_IGNORE);
         MPI_File_read_at(fh, blk + PF_BS - 100, buf, 100, MPI_BYTE, MPI_STATUS_IGNORE);
         pf_signal(pf_done);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static void case_pass_fill(void)
+static void case_pass_fill(const struct pf_case *which)
 {
     char path[4200];
     unsigned char buf[2 * PF_BS];
@@ -735,14 +758,15 @@ static void case_pass_fill(void)
 
     if (nprocs < 2)
         return;
-    snprintf(path, sizeof(path), "%s/passfill", dir);
+    pf = which;
+    snprintf(path, sizeof(path), "%s/%s", dir, pf->name);
     snprintf(pf_go, sizeof(pf_go), "%s/pf-go", dir);
     snprintf(pf_done, sizeof(pf_done), "%s/pf-done", dir);
     if (rank == 0) {
         int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
         memset(buf, 1, sizeof(buf));
         CHECK(fd >= 0 && write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf),
-              "11: cannot write %s", path);
+              "%d: cannot write %s", pf->num, path);
         if (fd >= 0)
             close(fd);
     }
@@ -750,13 +774,14 @@ static void case_pass_fill(void)
     MPI_Info_create(&info);
     MPI_Info_set(info, "romio_edonio_block_size", "16384");
     MPI_Info_set(info, "romio_edonio_read_fill", "block");
-    MPI_Info_set(info, "romio_edonio_write_through", "8192");
+    MPI_Info_set(info, "romio_edonio_write_through", pf->write_through);
+    MPI_Info_set(info, "romio_edonio_direct_threshold", pf->direct_threshold);
     int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh);
     MPI_Info_free(&info);
-    CHECK(rc == MPI_SUCCESS, "11: cannot open %s", path);
+    CHECK(rc == MPI_SUCCESS, "%d: cannot open %s", pf->num, path);
     pass_fill_step(fh, 0);
     pass_fill_step(fh, 1);
-    CHECK(MPI_File_close(&fh) == MPI_SUCCESS, "11: close failed");
+    CHECK(MPI_File_close(&fh) == MPI_SUCCESS, "%d: close failed", pf->num);
     if (rank != 0)
         return;
     int fd = open(path, O_RDONLY);
@@ -765,8 +790,8 @@ static void case_pass_fill(void)
         close(fd);
     for (long long i = 0; i < got; i++)
         bad += buf[i] != pf_byte(i);
-    CHECK(got == (long long)sizeof(buf) && bad == 0, "11: %lld wrong bytes on disk (read %lld)",
-          bad, got);
+    CHECK(got == (long long)sizeof(buf) && bad == 0, "%d: %lld wrong bytes on disk (read %lld)",
+          pf->num, bad, got);
 }
 
 int main(int argc, char **argv)
@@ -794,7 +819,10 @@ int main(int argc, char **argv)
     case_no_memory();
     case_whole();
     case_unmapped();
-    case_pass_fill();
+    static const struct pf_case passing = {11, "passfill", "8192", "0", PF_AT, PF_LEN};
+    static const struct pf_case direct = {12, "directfill", "0", "16384", 0, PF_BS};
+    case_pass_fill(&passing);
+    case_pass_fill(&direct);
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
