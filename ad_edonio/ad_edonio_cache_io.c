@@ -481,18 +481,40 @@ static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
     ADIOI_EDONIO_Node_release(seg);
 }
 
+/*
+ * After a write of block's bytes straight to the file (a request that passed the cache, whole or
+ * by pieces, or a whole block moved directly), made holding no segment, a copy of block that a process of this node cached
+ * meanwhile (filled with other bytes of the block, perhaps before this write reached the file)
+ * must not keep the old bytes, so that this process reads what it wrote: a clean copy is dropped;
+ * one with dirty bytes is no longer VALID, so a read of other bytes fetches them afresh (its dirty
+ * bytes are another process's concurrent writes; those that overlap this one conflict with it,
+ * which MPI-3.1 13.6.1 leaves undefined). Under the lock, which every fill that keeps a copy holds
+ * from taking the slot to reading the file: either its read came after this write, or its slot is
+ * seen here. (A large read with read_fill=block that moves a whole block directly reads it before
+ * taking the lock: it conflicts with this write, whatever comes of it.)
+ */
+static void settle_written(struct edonio_cache *c, int64_t block)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
+    int32_t slot = edonio_lookup(seg, block);
+
+    if (slot != EDONIO_NO_SLOT && edonio_slot_at(seg, slot)->ndirty == 0)
+        edonio_drop(seg, slot);
+    else if (slot != EDONIO_NO_SLOT)
+        edonio_mark_stale(edonio_slot_at(seg, slot));
+    ADIOI_EDONIO_Node_release(seg);
+}
+
 static int write_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t block, uint32_t lo,
                        uint32_t hi, char *in, ADIO_Offset request)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
     int err, whole;
 
-    if (write_through(c, st, seg, block, request)) {
-        /* Held throughout: no fill on this node reads the old bytes meanwhile and keeps them,
-         * so this process reads what it wrote. Under the write-back lock, so that no span
-         * write-back of another handle rewrites these bytes with old ones. */
-        err = locked_write(c, st, in, hi - lo, block_start(c, block) + lo);
+    if (write_through(c, st, seg, block, request)) { /* as a request that passes whole */
         ADIOI_EDONIO_Node_release(seg);
+        err = locked_write(c, st, in, hi - lo, block_start(c, block) + lo);
+        settle_written(c, block);
         return err;
     }
     int32_t slot = write_begin(c, st, seg, block, lo, hi, in, &err);
@@ -521,30 +543,6 @@ static int cached(struct edonio_cache *c, int64_t block)
 
     ADIOI_EDONIO_Node_release(seg);
     return found;
-}
-
-/*
- * After a write of block's bytes straight to the file (a request that passed the cache, or a
- * whole block moved directly), a copy of block that a process of this node cached
- * meanwhile (filled with other bytes of the block, perhaps before this write reached the file)
- * must not keep the old bytes, so that this process reads what it wrote: a clean copy is dropped;
- * one with dirty bytes is no longer VALID, so a read of other bytes fetches them afresh (its dirty
- * bytes are another process's concurrent writes; those that overlap this one conflict with it,
- * which MPI-3.1 13.6.1 leaves undefined). Under the lock, which every fill that keeps a copy holds
- * from taking the slot to reading the file: either its read came after this write, or its slot is
- * seen here. (A large read with read_fill=block that moves a whole block directly reads it before
- * taking the lock: it conflicts with this write, whatever comes of it.)
- */
-static void settle_written(struct edonio_cache *c, int64_t block)
-{
-    struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
-    int32_t slot = edonio_lookup(seg, block);
-
-    if (slot != EDONIO_NO_SLOT && edonio_slot_at(seg, slot)->ndirty == 0)
-        edonio_drop(seg, slot);
-    else if (slot != EDONIO_NO_SLOT)
-        edonio_mark_stale(edonio_slot_at(seg, slot));
-    ADIOI_EDONIO_Node_release(seg);
 }
 
 /*

@@ -112,7 +112,9 @@ test_sharing() {
 # could not fill the block meanwhile ("rank 1 did not act within 60 s"). Case 12, the same race for
 # a whole block moved directly (direct_threshold), fails with the direct path's settle taken out
 # ("12a: rank 0 reads 16384 wrong bytes ... clean", and 12b) and with only clean copies dropped
-# (12b). Each run needs an empty DIR (cases 1 and 6 check sizes of files they create).
+# (12b). Case 13, the same race for a piece of a request that goes by pieces, fails with that
+# piece's settle taken out (13a, 13b: "8192 wrong bytes") and on the code that held the block's
+# segment through the piece's write ("rank 1 did not act within 60 s"). Each run needs an empty DIR (cases 1 and 6 check sizes of files they create).
 test_faults() {
     local np
     for np in 1 2 4; do

@@ -53,6 +53,9 @@
  * 12. The same for a whole block moved directly (write-through off, a direct threshold of one
  *    block): rank 0 writes the whole block, so in b its bytes 0-99 conflict with rank 1's and it
  *    reads back the others.
+ * 13. The same for a piece of a request that passes the cache by pieces: rank 0 first writes 100
+ *    bytes of the block before (cached), then a request of those 100 bytes and the first 8 KiB of
+ *    the block; rank 1 fills the block while the 8 KiB piece is stopped in pwrite.
  * Cases 2 to 8 hold every write until a sync (romio_edonio_write_through=0).
  */
 #define _GNU_SOURCE
@@ -666,6 +669,8 @@ struct pf_case {
     const char *write_through; /* and the direct threshold, hints */
     const char *direct_threshold;
     int at, len;               /* rank 0's write in the block */
+    int first;                 /* the block of step 0 (step 1: the next) */
+    int lead;                  /* bytes of the request in the block before, cached first */
 };
 static const struct pf_case *pf;
 static char pf_go[4300], pf_done[4300];
@@ -699,12 +704,14 @@ static void pf_pause(void)
 /* What the file holds at off once both ranks wrote (the file was all 1 before). */
 static unsigned char pf_byte(long long off)
 {
-    long long b = off / PF_BS, in = off % PF_BS;
+    long long b = off / PF_BS - pf->first, in = off % PF_BS;
 
     if (b == 1 && in < PF_MINE)
         return 9;
-    if (in >= pf->at && in < pf->at + pf->len)
+    if ((b == 0 || b == 1) && in >= pf->at && in < pf->at + pf->len)
         return (unsigned char)(2 + b);
+    if ((b == -1 || b == 0) && in >= PF_BS - pf->lead)
+        return (unsigned char)(3 + b); /* the lead of step b + 1 */
     return 1;
 }
 
@@ -714,8 +721,8 @@ static unsigned char pf_byte(long long off)
  */
 static void pass_fill_step(MPI_File fh, int step)
 {
-    unsigned char buf[PF_BS], want[PF_BS];
-    long long blk = (long long)step * PF_BS;
+    unsigned char buf[PF_BS], want[PF_BS + 100];
+    long long blk = (long long)(pf->first + step) * PF_BS;
     int from = step == 1 && pf->at < PF_MINE ? PF_MINE : pf->at, n = pf->at + pf->len - from;
 
     if (rank == 0) { /* no signal left by a step that gave up waiting */
@@ -725,8 +732,12 @@ static void pass_fill_step(MPI_File fh, int step)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         memset(want, 2 + step, sizeof(want));
+        if (pf->lead > 0) /* a small write: the block before is cached, so the request goes by
+                           * pieces */
+            MPI_File_write_at(fh, blk - pf->lead, want, pf->lead, MPI_BYTE, MPI_STATUS_IGNORE);
         pause_at(pf->name, pf_pause);
-        int rc = MPI_File_write_at(fh, blk + pf->at, want, pf->len, MPI_BYTE, MPI_STATUS_IGNORE);
+        int rc = MPI_File_write_at(fh, blk + pf->at - pf->lead, want, pf->lead + pf->len, MPI_BYTE,
+                                   MPI_STATUS_IGNORE);
         pause_at("", NULL);
         CHECK(rc == MPI_SUCCESS, "%d%c: the write failed", pf->num, 'a' + step);
         rc = MPI_File_read_at(fh, blk + from, buf, n, MPI_BYTE, MPI_STATUS_IGNORE);
@@ -736,7 +747,9 @@ static void pass_fill_step(MPI_File fh, int step)
         CHECK(rc == MPI_SUCCESS && bad == 0,
               "%d%c: rank 0 reads %lld wrong bytes of its write that %s (a copy filled "
               "meanwhile, %s)", pf->num, 'a' + step, bad,
-              pf->num == 11 ? "passed the cache" : "went directly",
+              pf->num == 11   ? "passed the cache"
+              : pf->num == 12 ? "went directly"
+                              : "passed the cache by pieces",
               step ? "with dirty bytes" : "clean");
     } else if (rank == 1) {
         CHECK(pf_wait(pf_go), "%d: rank 0's write did not reach the file within 60 s", pf->num);
@@ -752,7 +765,8 @@ static void pass_fill_step(MPI_File fh, int step)
 static void case_pass_fill(const struct pf_case *which)
 {
     char path[4200];
-    unsigned char buf[2 * PF_BS];
+    unsigned char buf[3 * PF_BS];
+    long long bytes = (long long)(which->first + 2) * PF_BS;
     MPI_Info info;
     MPI_File fh;
 
@@ -765,7 +779,7 @@ static void case_pass_fill(const struct pf_case *which)
     if (rank == 0) {
         int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
         memset(buf, 1, sizeof(buf));
-        CHECK(fd >= 0 && write(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf),
+        CHECK(fd >= 0 && write(fd, buf, (size_t)bytes) == (ssize_t)bytes,
               "%d: cannot write %s", pf->num, path);
         if (fd >= 0)
             close(fd);
@@ -785,12 +799,12 @@ static void case_pass_fill(const struct pf_case *which)
     if (rank != 0)
         return;
     int fd = open(path, O_RDONLY);
-    long long bad = 0, got = fd >= 0 ? pread(fd, buf, sizeof(buf), 0) : -1;
+    long long bad = 0, got = fd >= 0 ? pread(fd, buf, (size_t)bytes, 0) : -1;
     if (fd >= 0)
         close(fd);
     for (long long i = 0; i < got; i++)
         bad += buf[i] != pf_byte(i);
-    CHECK(got == (long long)sizeof(buf) && bad == 0, "%d: %lld wrong bytes on disk (read %lld)",
+    CHECK(got == bytes && bad == 0, "%d: %lld wrong bytes on disk (read %lld)",
           pf->num, bad, got);
 }
 
@@ -819,10 +833,12 @@ int main(int argc, char **argv)
     case_no_memory();
     case_whole();
     case_unmapped();
-    static const struct pf_case passing = {11, "passfill", "8192", "0", PF_AT, PF_LEN};
-    static const struct pf_case direct = {12, "directfill", "0", "16384", 0, PF_BS};
+    static const struct pf_case passing = {11, "passfill", "8192", "0", PF_AT, PF_LEN, 0, 0};
+    static const struct pf_case direct = {12, "directfill", "0", "16384", 0, PF_BS, 0, 0};
+    static const struct pf_case pieces = {13, "piecefill", "8192", "0", 0, PF_LEN, 1, 100};
     case_pass_fill(&passing);
     case_pass_fill(&direct);
+    case_pass_fill(&pieces);
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
