@@ -135,6 +135,16 @@ void ADIOI_EDONIO_Req_free(struct edonio_req *req)
         ADIOI_Free(req->off); /* ROMIO's: len is in the same allocation */
 }
 
+MPI_Count ADIOI_EDONIO_Req_bytes_before(const struct edonio_req *req, ADIO_Offset size)
+{
+    MPI_Count n = 0;
+
+    for (int64_t i = 0; i < req->n; i++)
+        if (req->off[i] < size)
+            n += req->off[i] + req->len[i] <= size ? req->len[i] : size - req->off[i];
+    return n;
+}
+
 /* Bytes one process sends in a round at most: cb_buffer_size, at least one block. */
 ADIO_Offset ADIOI_EDONIO_Coll_budget(ADIO_File fd)
 {

@@ -91,6 +91,8 @@ void ADIOI_EDONIO_Req_init(ADIO_File fd, struct edonio_req *req, const void *buf
 void ADIOI_EDONIO_Req_pieces(struct edonio_req *req, ADIO_Offset *off, ADIO_Offset *len,
                              char **where, int64_t n);
 void ADIOI_EDONIO_Req_free(struct edonio_req *req);
+/* Bytes of the request before the file's end (what a read of it gets; past the end it is short). */
+MPI_Count ADIOI_EDONIO_Req_bytes_before(const struct edonio_req *req, ADIO_Offset size);
 void ADIOI_EDONIO_Mem_copy(struct edonio_mem *m, char *data, ADIO_Offset n, int to_mem);
 int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset chunk,
                                  struct edonio_req *req, int writing);

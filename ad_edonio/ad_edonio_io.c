@@ -76,17 +76,6 @@ void ADIOI_EDONIO_WriteContig(ADIO_File fd, const void *buf, int count, MPI_Data
     transfer(fd, c, (void *)buf, count, datatype, file_ptr_type, offset, status, error_code, 1);
 }
 
-/* Bytes of the request before the file's end (a read past it is short). */
-static MPI_Count bytes_before(const struct edonio_req *req, ADIO_Offset size)
-{
-    MPI_Count n = 0;
-
-    for (int64_t i = 0; i < req->n; i++)
-        if (req->off[i] < size)
-            n += req->off[i] + req->len[i] <= size ? req->len[i] : size - req->off[i];
-    return n;
-}
-
 static void strided(ADIO_File fd, struct edonio_cache *c, void *buf, int count,
                     MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                     ADIO_Status *status, int *error_code, int writing)
@@ -115,7 +104,8 @@ static void strided(ADIO_File fd, struct edonio_cache *c, void *buf, int count,
     if (err)
         *error_code = ADIOI_EDONIO_Err(myname, fd->filename, err);
     else
-        MPIR_Status_set_bytes(status, datatype, writing ? req.bytes : bytes_before(&req, size));
+        MPIR_Status_set_bytes(status, datatype,
+                              writing ? req.bytes : ADIOI_EDONIO_Req_bytes_before(&req, size));
     *error_code = err ? *error_code : MPI_SUCCESS;
     ADIOI_EDONIO_Req_free(&req);
 }

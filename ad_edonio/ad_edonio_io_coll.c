@@ -39,17 +39,6 @@ static int cb_disabled(ADIO_File fd, int writing)
     return (writing ? fd->hints->cb_write : fd->hints->cb_read) == ADIOI_HINT_DISABLE;
 }
 
-/* Bytes of the request before the file's end (a read past it is short, as an independent one). */
-static MPI_Count bytes_before(const struct edonio_req *req, ADIO_Offset size)
-{
-    MPI_Count n = 0;
-
-    for (int64_t i = 0; i < req->n; i++)
-        if (req->off[i] < size)
-            n += req->off[i] + req->len[i] <= size ? req->len[i] : size - req->off[i];
-    return n;
-}
-
 /*
  * The outcome on every process; the file's size as every process learns it from the others: end
  * is where what this process wrote in the call ends (req.stored), so a failed write grows nothing.
@@ -171,7 +160,8 @@ void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dataty
     err = err ? err : e;
     finish(fd, c, myname, err, 0, error_code);
     if (*error_code == MPI_SUCCESS)
-        MPIR_Status_set_bytes(status, datatype, bytes_before(&req, ADIOI_EDONIO_Size_get(c)));
+        MPIR_Status_set_bytes(status, datatype,
+                              ADIOI_EDONIO_Req_bytes_before(&req, ADIOI_EDONIO_Size_get(c)));
     ADIOI_EDONIO_Req_free(&req);
 }
 
