@@ -485,13 +485,13 @@ static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
  * After a write of block's bytes straight to the file, made holding no segment (a request that
  * passed the cache, whole or by pieces, or a whole block moved directly), a copy of block that a
  * process of this node cached meanwhile (filled with other bytes of the block, perhaps before this
- * write reached the file) must not keep the old bytes, so that this process reads what it wrote:
- * a clean copy is dropped; one with dirty bytes is no longer VALID, so a read of other bytes fetches them afresh (its dirty
- * bytes are another process's concurrent writes; those that overlap this one conflict with it,
- * which MPI-3.1 13.6.1 leaves undefined). Under the lock, which every fill that keeps a copy holds
- * from taking the slot to reading the file: either its read came after this write, or its slot is
- * seen here. (A large read with read_fill=block that moves a whole block directly reads it before
- * taking the lock: it conflicts with this write, whatever comes of it.)
+ * write reached the file) must not keep the old bytes, so that this process reads what it wrote: a
+ * clean copy is dropped; one with dirty bytes is no longer VALID, so a read of other bytes fetches
+ * them afresh (its dirty bytes are another process's concurrent writes; those that overlap this one
+ * conflict with it, which MPI-3.1 13.6.1 leaves undefined). Under the lock, which every fill that
+ * keeps a copy holds from taking the slot to reading the file: either its read came after this
+ * write, or its slot is seen here. (A large read with read_fill=block that moves a whole block
+ * directly reads it before taking the lock: it conflicts with this write, whatever comes of it.)
  */
 static void settle_written(struct edonio_cache *c, int64_t block)
 {
