@@ -51,6 +51,16 @@ enum edonio_read_fill {
     EDONIO_READ_FILL_NONE,  /* nothing: only the bytes asked, from the file into the buffer */
 };
 
+/*
+ * How dirty extents of a block go back to the file (romio_edonio_write_back; doc/hints.md).
+ */
+enum edonio_write_back {
+    EDONIO_WRITE_BACK_AUTO,  /* exact on a local file system with a page cache, else span */
+    EDONIO_WRITE_BACK_SPAN,  /* 3 extents or more as their span, read-modify-write under a
+                              * byte-range lock that every write of the file to it then takes */
+    EDONIO_WRITE_BACK_EXACT, /* only the bytes written, one operation per extent, and no lock */
+};
+
 /* The hints in effect (the same on every process of a cache: rank 0's values win). */
 struct edonio_hints {
     long long block_size;            /* romio_edonio_block_size */
@@ -67,6 +77,7 @@ struct edonio_hints {
     enum edonio_read_fill read_fill; /* romio_edonio_read_fill: never auto in a cache's hints */
     long long write_through;         /* romio_edonio_write_through, bytes; 0: never; -1: auto
                                       * (never in a cache's hints) */
+    enum edonio_write_back write_back; /* romio_edonio_write_back: never auto in a cache's */
 };
 
 /* What edonio did for one handle on one process (summed over processes at close). */
@@ -88,6 +99,7 @@ struct edonio_stats {
     long long mem_touched;    /* bytes of cache memory this process's blocks have used */
     long long mem_reused;     /* bytes of it that were allocated at open: kept from a closed
                                * cache (romio_edonio_keep_memory) */
+    long long fs_locks;       /* byte-range locks taken on the file (romio_edonio_write_back=span) */
 };
 
 struct edonio_cache;
@@ -177,6 +189,8 @@ int ADIOI_EDONIO_Hints_same_shape(const struct edonio_hints *a, const struct edo
 enum edonio_read_fill ADIOI_EDONIO_Read_fill(enum edonio_read_fill asked, int fd_sys);
 /* write_through as it applies to the file open on fd_sys: auto decided by its file system. */
 long long ADIOI_EDONIO_Write_through(long long asked, int fd_sys);
+/* write_back as it applies to the file open on fd_sys: auto decided by its file system. */
+enum edonio_write_back ADIOI_EDONIO_Write_back(enum edonio_write_back asked, int fd_sys);
 void ADIOI_EDONIO_Stats_report(ADIO_File fd);
 void ADIOI_EDONIO_Stats_info(ADIO_File fd);
 void ADIOI_EDONIO_Refresh_info(MPI_File fh);

@@ -107,19 +107,22 @@ static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_
                  int32_t slot);
 
 /*
- * A byte-range write lock on what a write-back writes (doc/design.md, "Write-back"): a span
- * write-back reads the bytes between its pieces and writes them again, and every other write-back
- * of every edonio cache of the file takes the same lock, so that none lands in between. 1 when
- * taken (wait: wait for it, else only if free at once); 0, and no lock, where a handle of this
- * cache is in atomic mode (ROMIO holds this process's locks then, which ours would merge with and
- * release) or the file system has none (c->no_locks: span write-backs are off there).
+ * A byte-range write lock on what a write to the file from the cache writes (doc/design.md,
+ * "Write-back"): with romio_edonio_write_back=span, a span write-back reads the bytes between its
+ * pieces and writes them again, and every other write of every edonio cache of the file takes the
+ * same lock, so that none lands in between. 1 when taken (wait: wait for it, else only if free at
+ * once); 0, and no lock, where no span is written (write_back=exact: every write covers only bytes
+ * written through MPI, as ufs's do), a handle of this cache is in atomic mode (ROMIO holds this
+ * process's locks then, which ours would merge with and release) or the file system has none
+ * (c->no_locks: span write-backs are off there).
  */
-static int lock_range(struct edonio_cache *c, ADIO_Offset start, ADIO_Offset len, int wait)
+static int lock_range(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset start,
+                      ADIO_Offset len, int wait)
 {
     struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)start,
                          .l_len = (off_t)len};
 
-    if (c->no_locks || c->atomic_handles > 0)
+    if (c->hints.write_back != EDONIO_WRITE_BACK_SPAN || c->no_locks || c->atomic_handles > 0)
         return 0;
     while (fcntl(c->fd_sys, wait ? F_SETLKW : F_SETLK, &lock) != 0) {
         if (errno == EINTR)
@@ -128,6 +131,7 @@ static int lock_range(struct edonio_cache *c, ADIO_Offset start, ADIO_Offset len
             c->no_locks = 1; /* ENOLCK, ENOSYS, EOPNOTSUPP, EINVAL: no locks here */
         return 0;
     }
+    st->fs_locks++;
     return 1;
 }
 
@@ -139,11 +143,11 @@ static void unlock_range(struct edonio_cache *c, ADIO_Offset start, ADIO_Offset 
     fcntl(c->fd_sys, F_SETLK, &lock);
 }
 
-/* Write block bytes to the file under the write-back lock (lock_range). errno or 0. */
+/* Write block bytes to the file, under the write-back lock where one is taken. errno or 0. */
 static int locked_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
                         size_t len, ADIO_Offset off)
 {
-    int locked = lock_range(c, off, (ADIO_Offset)len, 1), err = fs_write(c, st, buf, len, off);
+    int locked = lock_range(c, st, off, (ADIO_Offset)len, 1), err = fs_write(c, st, buf, len, off);
 
     if (locked)
         unlock_range(c, off, (ADIO_Offset)len);
@@ -159,7 +163,8 @@ static int locked_write(struct edonio_cache *c, struct edonio_stats *st, const v
  *   - there are too few extents for one read to save writes;
  *   - across nodes, outside a collective flush that delivers (c->all_in_call): another node may
  *     write bytes of the block to the file directly, and takes no lock to do so;
- *   - a handle of this cache is in atomic mode, or the file system has no locks (lock_range);
+ *   - romio_edonio_write_back is exact, a handle of this cache is in atomic mode, or the file
+ *     system has no locks (lock_range);
  *   - the lock is not free at once (another write-back of the range under way).
  * 1 when the span was written (*err: how), 0 when the extents must go back one by one.
  */
@@ -171,7 +176,7 @@ static int write_span(struct edonio_cache *c, struct edonio_stats *st, struct ed
     ADIO_Offset start = block_start(c, s->block) + lo;
 
     if (s->ndirty < EDONIO_COALESCE_MIN || (c->nodes_apart && !c->all_in_call) ||
-        !lock_range(c, start, hi - lo, 0))
+        !lock_range(c, st, start, hi - lo, 0))
         return 0;
     *err = fetch(c, st, seg, slot); /* the bytes between the pieces, as the file has them now */
     if (*err == 0)
@@ -201,7 +206,7 @@ static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct ed
     edonio_wait_idle(s); /* a copy into it still under way would be half written, then lost */
     if (!write_span(c, st, seg, slot, &err)) {
         uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi;
-        int locked = lock_range(c, start + lo, hi - lo, 1);
+        int locked = lock_range(c, st, start + lo, hi - lo, 1);
         err = 0;
         for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
             err = fs_write(c, st, data + s->dirty[i].lo, s->dirty[i].hi - s->dirty[i].lo,

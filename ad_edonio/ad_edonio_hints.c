@@ -34,11 +34,13 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
     h->coll_path = EDONIO_COLL_PATH_AUTO;
     h->read_fill = EDONIO_READ_FILL_AUTO;
     h->write_through = EDONIO_WRITE_THROUGH_AUTO;
+    h->write_back = EDONIO_WRITE_BACK_AUTO;
 }
 
 static const char *const atomicity_names[] = {"rank_order", "graph_coloring", "locking"};
 static const char *const coll_path_names[] = {"auto", "exchange"};
 static const char *const read_fill_names[] = {"auto", "block", "none"};
+static const char *const write_back_names[] = {"auto", "span", "exact"};
 
 /* The value of key in info, into value (MPI_MAX_INFO_VAL + 1 bytes); 0 when absent. */
 static int get_value(MPI_Info info, const char *key, char *value)
@@ -146,6 +148,9 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     v = get_bytes(info, "romio_edonio_write_through"); /* "auto" is not a number: the default */
     if (v != -1)
         h->write_through = v >= 0 ? v : d.write_through;
+    b = get_name(info, "romio_edonio_write_back", write_back_names, 3);
+    if (b != -1)
+        h->write_back = (enum edonio_write_back)b;
     /* A cache smaller than a block falls back; a remote cache holds at least one block. */
     if (h->cache_size < h->block_size)
         h->cache_size = d.cache_size >= h->block_size ? d.cache_size : h->block_size;
@@ -179,6 +184,7 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
         ADIOI_Info_set(fd->info, "romio_edonio_write_through", "auto");
     else
         info_set_ll(fd, "romio_edonio_write_through", h->write_through);
+    ADIOI_Info_set(fd->info, "romio_edonio_write_back", write_back_names[h->write_back]);
     ADIOI_Info_set(fd->info, EDONIO_VERSION_KEY, edonio_version());
     ADIOI_Info_set(fd->info, EDONIO_ROMIO_VERSION_KEY, edonio_romio_version());
 }
@@ -222,6 +228,18 @@ long long ADIOI_EDONIO_Write_through(long long asked, int fd_sys)
     if (asked != EDONIO_WRITE_THROUGH_AUTO)
         return asked;
     return page_cached(fd_sys) ? EDONIO_WRITE_THROUGH_LOCAL : 0;
+}
+
+/*
+ * On a file system with a page cache, the kernel already gathers small writes, so a span saves
+ * only system calls and costs a read of the gaps and a lock that every write of the file must
+ * then take too (doc/design.md, "Write-back"): exact there. Elsewhere a span saves round trips.
+ */
+enum edonio_write_back ADIOI_EDONIO_Write_back(enum edonio_write_back asked, int fd_sys)
+{
+    if (asked != EDONIO_WRITE_BACK_AUTO)
+        return asked;
+    return page_cached(fd_sys) ? EDONIO_WRITE_BACK_EXACT : EDONIO_WRITE_BACK_SPAN;
 }
 
 int ADIOI_EDONIO_Hints_same_shape(const struct edonio_hints *a, const struct edonio_hints *b)
@@ -270,6 +288,8 @@ static int change(ADIO_File fd, struct edonio_handle *h, struct edonio_hints *wa
             ADIOI_EDONIO_Read_fill(want->read_fill, c->fd_sys);
         c->hints.write_through = h->hints.write_through =
             ADIOI_EDONIO_Write_through(want->write_through, c->fd_sys);
+        c->hints.write_back = h->hints.write_back =
+            ADIOI_EDONIO_Write_back(want->write_back, c->fd_sys);
     }
     if (code == MPI_SUCCESS && preload_now && c != NULL && h->collective)
         code = ADIOI_EDONIO_Preload(fd);

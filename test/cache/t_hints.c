@@ -25,6 +25,11 @@
  * POSIX read, before any sync); a smaller one, or one to a block already cached, does not; every
  * rank reads its own writes back before the close, and the whole file is right after it.
  *
+ * romio_edonio_write_back: auto (and an invalid value) is reported as what it decided (exact on
+ * a local file system with a page cache, span elsewhere), span and exact as asked, set_info
+ * changes it, and small interleaved records written each way (synced between) read back right,
+ * also after a reopen.
+ *
  * romio_edonio_keep_memory: true when not given or invalid, false as asked (t_reuse checks what
  * it does).
  *
@@ -389,6 +394,71 @@ static void read_fill(const char *filename)
     free(want);
 }
 
+static void expect_write_back(MPI_File fh, const char *want, const char *what)
+{
+    char v[MPI_MAX_INFO_VAL + 1];
+
+    CT_CHECK(strcmp(ct_get(fh, "romio_edonio_write_back", v), want) == 0,
+             "%s: romio_edonio_write_back is '%s', expected '%s'", what, v, want);
+}
+
+/* Records of 100 bytes, record i by rank i mod P, the even ones or the odd ones. */
+static void write_records(MPI_File fh, const unsigned char *want, long long size, int odd)
+{
+    for (long long i = 2 * ct_rank + odd; i * 100 < size; i += 2 * ct_nprocs)
+        ct_write_at(fh, i * 100, want + i * 100, i * 100 + 100 <= size ? 100 : size - i * 100,
+                    "write_back record");
+}
+
+/* romio_edonio_write_back at open and by set_info; the file is right each way. */
+static void write_back(const char *filename)
+{
+    const char *asked[] = {NULL, "auto", "bogus", "span", "exact", "SPAN"};
+    const char *decided = NULL;
+    long long size = 3 * DEF_BLOCK + 333;
+    unsigned char *want = malloc((size_t)size);
+    MPI_File fh;
+
+    for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+        MPI_Info info = asked[i] ? ct_info("romio_edonio_write_back", asked[i], NULL)
+                                 : MPI_INFO_NULL;
+        char what[64];
+        snprintf(what, sizeof(what), "write_back '%s' at open", asked[i] ? asked[i] : "(none)");
+        for (long long k = 0; k < size; k++)
+            want[k] = ct_pattern(k, (int)i + 5);
+        ct_fresh(filename);
+        CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info,
+                             &fh));
+        if (decided == NULL) /* the file exists now, for statfs */
+            decided = strcmp(auto_fill(filename), "none") ? "span" : "exact";
+        const char *expect = decided;
+        if (asked[i] != NULL && (!strcasecmp(asked[i], "span") || !strcmp(asked[i], "exact")))
+            expect = strcasecmp(asked[i], "span") ? "exact" : "span";
+        const char *other = strcmp(expect, "span") ? "span" : "exact";
+        expect_write_back(fh, expect, what);
+        write_records(fh, want, size, 0);
+        ct_sync(fh);
+        MPI_Barrier(MPI_COMM_WORLD);
+        ct_sync(fh);
+        set_info_one(fh, "romio_edonio_write_back", other);
+        expect_write_back(fh, other, "after set_info");
+        write_records(fh, want, size, 1);
+        ct_sync(fh);
+        MPI_Barrier(MPI_COMM_WORLD);
+        ct_sync(fh);
+        ct_read_check(fh, want, size, what);
+        CT_MPI(MPI_File_close(&fh));
+        CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+        ct_read_check(fh, want, size, "write_back, reopened");
+        CT_MPI(MPI_File_close(&fh));
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
+    }
+    if (ct_rank == 0)
+        printf("write_back: auto decides '%s' here\n", decided);
+    free(want);
+}
+
 /* Are the file's bytes [off, off + len), read around MPI-IO, want's? */
 static int in_file(const char *filename, long long off, const unsigned char *want, long long len)
 {
@@ -556,6 +626,7 @@ int main(int argc, char **argv)
         set_info(argv[1]);
         read_fill(argv[1]);
         write_through(argv[1]);
+        write_back(argv[1]);
         keep_memory(argv[1]);
     }
     return ct_finish();
