@@ -99,7 +99,7 @@ struct edonio_stats {
     long long mem_touched;    /* bytes of cache memory this process's blocks have used */
     long long mem_reused;     /* bytes of it that were allocated at open: kept from a closed
                                * cache (romio_edonio_keep_memory) */
-    long long fs_locks;       /* byte-range locks taken on the file (romio_edonio_write_back=span) */
+    long long fs_locks;       /* byte-range locks taken on the file (write_back=span only) */
 };
 
 struct edonio_cache;
