@@ -470,8 +470,13 @@ static int write_through(struct edonio_cache *c, struct edonio_stats *st,
  * writes have made whole goes to the file at once, by the process whose write completed it: the
  * kernel's cache defers that write as well as ours would, and the copy into it then costs during
  * the writes, spread over the processes, not all at the close, where they would wait on one
- * another for the file's lock. The block stays cached (VALID, clean), until a sync drops it as it
- * drops every clean copy. Not across nodes: there the owners write back what their nodes deliver
+ * another for the file's lock. Then, where reads of blocks not cached go to the file
+ * (read_fill=none: the kernel's page cache serves them), the block leaves the cache: a clean copy
+ * would only serve reads that the page cache serves too, and keeping it would take fresh cache
+ * memory for every block written (first touches of its pages), where the freed slot, the next one
+ * taken (segment.c's free list is last in, first out), is still mapped and in the processor's
+ * cache. With read_fill=block it stays (VALID, clean) until a sync drops it as it drops every
+ * clean copy. Not across nodes: there the owners write back what their nodes deliver
  * (ad_edonio_flush.c).
  */
 static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
@@ -481,8 +486,10 @@ static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
         return;
     ADIOI_EDONIO_Node_lock(seg);
     int32_t slot = edonio_lookup(seg, block);
-    if (slot != EDONIO_NO_SLOT && written_whole(seg, edonio_slot_at(seg, slot)))
-        write_back(c, st, seg, slot); /* failed, it stays dirty: the sync or close reports it */
+    /* failed, it stays dirty: the sync or close reports it */
+    if (slot != EDONIO_NO_SLOT && written_whole(seg, edonio_slot_at(seg, slot)) &&
+        write_back(c, st, seg, slot) == 0 && c->hints.read_fill == EDONIO_READ_FILL_NONE)
+        edonio_drop(seg, slot);
     ADIOI_EDONIO_Node_release(seg);
 }
 

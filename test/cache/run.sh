@@ -110,6 +110,8 @@ test_sleeping_owner() {
 test_evict() {
     NODE_ARGS="romio_edonio_block_size=4096 romio_edonio_cache_size=8192 \
 romio_edonio_remote_cache_size=8192" run_all_np t_evict 1
+    run_mpi "cache/evict read_fill=none np=3" "$work/evict-none.log" 3 "${edonio[@]}" -- \
+        "$bin/t_evict" "$data/evict-none" romio_edonio_read_fill=none
 }
 
 # 8. Hints; and MPI_File_set_info with a new cache size on rank 0 only (rank 0's values decide
@@ -251,6 +253,9 @@ run_mpi "cache/whole write_through=0 np=4" "$work/whole-wt0.log" 4 "${edonio[@]}
     "$bin/t_whole" "$data/whole-wt0" romio_edonio_write_through=0 test_eager=0
 run_mpi "cache/whole shared_memory=false np=3" "$work/whole-noshm.log" 3 "${edonio[@]}" -- \
     "$bin/t_whole" "$data/whole-noshm" romio_edonio_shared_memory=false test_eager=0
+# read_fill=block keeps the blocks written back whole (read_fill=none, auto here, frees their slots)
+run_mpi "cache/whole read_fill=block np=2" "$work/whole-block.log" 2 "${edonio[@]}" -- \
+    "$bin/t_whole" "$data/whole-block" romio_edonio_read_fill=block
 # Seen to fail on the code that judged each piece alone: "fs_writes of 24 requests per rank: 14,
 # want 24" at 1 rank. The second run turns passing off and expects everything cached.
 run_all_np t_pass 1
