@@ -77,7 +77,7 @@ struct edonio_hints {
     enum edonio_read_fill read_fill; /* romio_edonio_read_fill: never auto in a cache's hints */
     long long write_through;         /* romio_edonio_write_through, bytes; 0: never; -1: auto
                                       * (never in a cache's hints) */
-    enum edonio_write_back write_back; /* romio_edonio_write_back: never auto in a cache's */
+    enum edonio_write_back write_back; /* romio_edonio_write_back; never auto in a cache's hints */
 };
 
 /* What edonio did for one handle on one process (summed over processes at close). */
