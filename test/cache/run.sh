@@ -17,7 +17,8 @@
 #   t_wronly_noread   write-only open without read permission (as an unprivileged user)
 #   t_direct          large requests: uncached whole blocks go direct, dirty cached ones never
 #   t_whole           with write-through on, a block that writes make whole goes to the file at
-#                     once (one node) and stays cached; not across nodes nor with write_through=0
+#                     once (one node), then leaves the cache (read_fill=none) or stays (block); not
+#                     across nodes nor with write_through=0
 #   t_pass            with write-through on, a request that finds none of its blocks cached is one
 #                     file operation (reads with read_fill=none too); one half in a cached block
 #                     goes by pieces; a byte-range lock per passing write only with write_back=span
