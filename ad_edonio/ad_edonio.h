@@ -185,12 +185,9 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h);
 void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h);
 /* Do a and b give a cache the same shape (its memory's layout)? */
 int ADIOI_EDONIO_Hints_same_shape(const struct edonio_hints *a, const struct edonio_hints *b);
-/* read_fill as it applies to the file open on fd_sys: auto decided by its file system. */
-enum edonio_read_fill ADIOI_EDONIO_Read_fill(enum edonio_read_fill asked, int fd_sys);
-/* write_through as it applies to the file open on fd_sys: auto decided by its file system. */
-long long ADIOI_EDONIO_Write_through(long long asked, int fd_sys);
-/* write_back as it applies to the file open on fd_sys: auto decided by its file system. */
-enum edonio_write_back ADIOI_EDONIO_Write_back(enum edonio_write_back asked, int fd_sys);
+/* read_fill, write_through and write_back as they apply to the file open on fd_sys: each auto
+ * decided by its file system. */
+void ADIOI_EDONIO_Hints_resolve(struct edonio_hints *h, int fd_sys);
 void ADIOI_EDONIO_Stats_report(ADIO_File fd);
 void ADIOI_EDONIO_Stats_info(ADIO_File fd);
 void ADIOI_EDONIO_Refresh_info(MPI_File fh);

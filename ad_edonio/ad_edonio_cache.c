@@ -185,9 +185,7 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     memset(&mine, 0, sizeof(mine));
     mine.hints = c->hints;
     /* auto decided here; rank 0's decision wins, as its hints do */
-    mine.hints.read_fill = ADIOI_EDONIO_Read_fill(c->hints.read_fill, c->fd_sys);
-    mine.hints.write_through = ADIOI_EDONIO_Write_through(c->hints.write_through, c->fd_sys);
-    mine.hints.write_back = ADIOI_EDONIO_Write_back(c->hints.write_back, c->fd_sys);
+    ADIOI_EDONIO_Hints_resolve(&mine.hints, c->fd_sys);
     mine.open_class = open_class;
     mine.sharing = sharing;
     if (all == NULL || peers == NULL)

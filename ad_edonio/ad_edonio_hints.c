@@ -216,30 +216,27 @@ static int page_cached(int fd_sys)
     return 0;
 }
 
-enum edonio_read_fill ADIOI_EDONIO_Read_fill(enum edonio_read_fill asked, int fd_sys)
-{
-    if (asked != EDONIO_READ_FILL_AUTO)
-        return asked;
-    return page_cached(fd_sys) ? EDONIO_READ_FILL_NONE : EDONIO_READ_FILL_BLOCK;
-}
-
-long long ADIOI_EDONIO_Write_through(long long asked, int fd_sys)
-{
-    if (asked != EDONIO_WRITE_THROUGH_AUTO)
-        return asked;
-    return page_cached(fd_sys) ? EDONIO_WRITE_THROUGH_LOCAL : 0;
-}
-
 /*
- * On a file system with a page cache, the kernel already gathers small writes, so a span saves
- * only system calls and costs a read of the gaps and a lock that every write of the file must
- * then take too (doc/design.md, "Write-back"): exact there. Elsewhere a span saves round trips.
+ * The hints whose auto depends on the file system, decided for the file open on fd_sys (one
+ * fstatfs, only if one of them is auto). On a file system with a page cache: read_fill none (the
+ * next read of a block is a page-cache hit for ufs too), write_through 16 KiB (caching larger
+ * writes copies every byte twice), write_back exact (the kernel gathers small writes, so a span
+ * saves only system calls, and costs a read of the gaps and a lock that every write of the file
+ * must then take too: doc/design.md, "Write-back"). Elsewhere every operation is a round trip:
+ * block, 0 (full write-behind) and span.
  */
-enum edonio_write_back ADIOI_EDONIO_Write_back(enum edonio_write_back asked, int fd_sys)
+void ADIOI_EDONIO_Hints_resolve(struct edonio_hints *h, int fd_sys)
 {
-    if (asked != EDONIO_WRITE_BACK_AUTO)
-        return asked;
-    return page_cached(fd_sys) ? EDONIO_WRITE_BACK_EXACT : EDONIO_WRITE_BACK_SPAN;
+    if (h->read_fill != EDONIO_READ_FILL_AUTO && h->write_through != EDONIO_WRITE_THROUGH_AUTO &&
+        h->write_back != EDONIO_WRITE_BACK_AUTO)
+        return;
+    int local = page_cached(fd_sys);
+    if (h->read_fill == EDONIO_READ_FILL_AUTO)
+        h->read_fill = local ? EDONIO_READ_FILL_NONE : EDONIO_READ_FILL_BLOCK;
+    if (h->write_through == EDONIO_WRITE_THROUGH_AUTO)
+        h->write_through = local ? EDONIO_WRITE_THROUGH_LOCAL : 0;
+    if (h->write_back == EDONIO_WRITE_BACK_AUTO)
+        h->write_back = local ? EDONIO_WRITE_BACK_EXACT : EDONIO_WRITE_BACK_SPAN;
 }
 
 int ADIOI_EDONIO_Hints_same_shape(const struct edonio_hints *a, const struct edonio_hints *b)
@@ -284,12 +281,10 @@ static int change(ADIO_File fd, struct edonio_handle *h, struct edonio_hints *wa
     if (c != NULL) {
         c->hints.direct_threshold = h->hints.direct_threshold;
         c->hints.keep_memory = h->hints.keep_memory;
-        c->hints.read_fill = h->hints.read_fill =
-            ADIOI_EDONIO_Read_fill(want->read_fill, c->fd_sys);
-        c->hints.write_through = h->hints.write_through =
-            ADIOI_EDONIO_Write_through(want->write_through, c->fd_sys);
-        c->hints.write_back = h->hints.write_back =
-            ADIOI_EDONIO_Write_back(want->write_back, c->fd_sys);
+        ADIOI_EDONIO_Hints_resolve(&h->hints, c->fd_sys);
+        c->hints.read_fill = h->hints.read_fill;
+        c->hints.write_through = h->hints.write_through;
+        c->hints.write_back = h->hints.write_back;
     }
     if (code == MPI_SUCCESS && preload_now && c != NULL && h->collective)
         code = ADIOI_EDONIO_Preload(fd);
