@@ -339,9 +339,10 @@ static inline void ct_share(MPI_File fh)
         ct_sync(fh);
 }
 
-/* Rank 0 removes a file left by an earlier run; everyone waits. */
+/* Rank 0 removes a file left by an earlier run or case, once no process uses it; everyone waits. */
 static inline void ct_fresh(const char *filename)
 {
+    MPI_Barrier(MPI_COMM_WORLD);
     if (ct_rank == 0)
         MPI_File_delete(filename, MPI_INFO_NULL);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -32,7 +32,8 @@
 #                     a collective write read back at once, independent-then-collective order,
 #                     set_size over writes not yet delivered, a write into an owner's segment that
 #                     is in the file when the writer's sync returns though the owner synced first,
-#                     and the same with close (the owner closed first)
+#                     the same with close (the owner closed first), and a span write-back over a
+#                     cached block reading afresh what another writer put between its pieces
 # Every program also takes KEY=VALUE hints after its file name, e.g. one that switches the tested
 # behaviour off, which makes it fail (romio_edonio_preload=false).
 #
@@ -162,7 +163,9 @@ test_wronly_noread() {
 # every process a node of its own. Seen to fail, each on 2 nodes: with a fetched block written
 # back whole (500 wrong bytes: case "exact"); with owners keeping, after a collective write, the
 # blocks written from other nodes instead of writing them back (case 6: 152 errors); with remote
-# segments not trimmed by set_size (case 7: 197 errors).
+# segments not trimmed by set_size (case 7: 197 errors); with a span write-back taking the bytes
+# between its pieces from a block cached whole instead of the file (case 10: 500 wrong bytes, on
+# one node and on 2).
 test_consistency() {
     local n
     for n in 2 3 4; do

@@ -28,6 +28,12 @@
  *               a block rank 0 owns and closes; then its bytes are in the file. The close's flush
  *               takes the place of MPI_File_close's barrier (ROMIO patch 0011), so on one node too
  *               the owner writes back before the last rank's write.
+ * 10. span:     with romio_edonio_write_back=span and read_fill=block, the owner caches block 0
+ *               whole; another writer (the last rank, with pwrite: another program, or a handle
+ *               with a cache of its own; a handle of MPI_COMM_SELF would share this one) writes
+ *               bytes in its middle; the owner then writes three pieces around them and syncs,
+ *               one span write-back: the bytes between its pieces are read afresh under the lock,
+ *               not taken from the copy it cached before the other write.
  * Each case checks every byte; needs 2 processes or more.
  */
 #include "cache_test.h"
@@ -142,6 +148,64 @@ static void case_4(const char *filename)
     memset(buf, 0xee, BS);
     ct_read_at(fh, b * BS, buf, BS, BS, "exact write-back");
     ct_compare("exact write-back", buf, want, b * BS, BS);
+    CT_MPI(MPI_File_close(&fh));
+}
+
+static MPI_File open_span(const char *filename, int amode)
+{
+    MPI_Info info = ct_info("romio_edonio_block_size", "4096", "romio_edonio_write_back", "span",
+                            "romio_edonio_read_fill", "block", NULL);
+    MPI_File fh = MPI_FILE_NULL;
+
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, amode, info, &fh));
+    MPI_Info_free(&info);
+    return fh;
+}
+
+static void case_10(const char *filename)
+{
+    static const long long piece[3][2] = {{0, 100}, {2000, 2100}, {3000, 3100}}; /* [lo, hi) */
+    unsigned char want[BS], buf[BS];
+    MPI_File fh;
+    long long locks = 0;
+
+    ct_fresh(filename);
+    fh = open_span(filename, MPI_MODE_CREATE | MPI_MODE_RDWR);
+    fill(want, 0, BS, 0);
+    if (ct_rank == 0) /* block 0, rank 0's: written whole, then cached, valid */
+        ct_write_at(fh, 0, want, BS, "old bytes");
+    ct_sync(fh);
+    if (ct_rank == 0)
+        ct_read_at(fh, 0, buf, BS, BS, "the owner's cached copy");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (ct_rank == ct_nprocs - 1) { /* another writer: bytes between the pieces */
+        int fd = open(filename, O_WRONLY);
+        fill(buf, 1000, 500, 6);
+        CT_CHECK(fd >= 0 && pwrite(fd, buf, 500, 1000) == 500,
+                 "span: the other writer's pwrite failed");
+        if (fd >= 0)
+            close(fd);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (ct_rank == 0)
+        for (int i = 0; i < 3; i++) {
+            long long lo = piece[i][0], n = piece[i][1] - lo;
+            fill(buf, lo, n, 7);
+            ct_write_at(fh, lo, buf, n, "the owner's pieces");
+        }
+    for (int i = 0; i < 3; i++)
+        fill(want + piece[i][0], piece[i][0], piece[i][1] - piece[i][0], 7);
+    fill(want + 1000, 1000, 500, 6);
+    locks = ct_stat(fh, "fs_locks");
+    ct_sync(fh);
+    locks = ct_stat(fh, "fs_locks") - locks;
+    CT_CHECK(ct_rank != 0 || locks > 0,
+             "span: the owner's write-back took no byte-range lock (fs_locks +%lld): no span "
+             "written, the case tests nothing",
+             locks);
+    memset(buf, 0xee, BS);
+    ct_read_at(fh, 0, buf, BS, BS, "span write-back");
+    ct_compare("span write-back over a cached block", buf, want, 0, BS);
     CT_MPI(MPI_File_close(&fh));
 }
 
@@ -272,5 +336,6 @@ int main(int argc, char **argv)
     case_7(argv[1]);
     late_write(argv[1], 0, "durable"); /* case 8 */
     late_write(argv[1], 1, "closed");  /* case 9 */
+    case_10(argv[1]);
     return ct_finish();
 }
