@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "ad_edonio_cache.h"
+#include "ad_edonio_memlimit.h"
 #include "adioi.h"
 
 enum { READY_WAIT_S = 10 };
@@ -119,25 +120,21 @@ static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
 /* ---------------------------------------------------------------- this process's memory */
 
 /*
- * Physical memory this node can give a cache: the machine's, or the cgroup's limit if lower. Read
- * at a process's first open only: both are set before a job starts.
+ * Physical memory this node can give a cache: the machine's, or the lowest limit of the cgroups
+ * the process is in (its own and their ancestors: a batch system's job limit, a container's), if
+ * lower. Read at a process's first open only: both are set before a job starts.
  */
 static long long node_memory(void)
 {
     static long long known;
     long long bytes, limit;
-    FILE *f;
 
     if (known > 0)
         return known;
     bytes = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
-    if ((f = fopen("/sys/fs/cgroup/memory.max", "r")) == NULL)
-        f = fopen("/sys/fs/cgroup/memory/memory.limit_in_bytes", "r");
-    if (f != NULL) {
-        if (fscanf(f, "%lld", &limit) == 1 && limit > 0 && limit < bytes)
-            bytes = limit;
-        fclose(f);
-    }
+    limit = edonio_cgroup_limit("/proc/self/cgroup", "/sys/fs/cgroup", "/sys/fs/cgroup/memory");
+    if (limit > 0 && (bytes <= 0 || limit < bytes))
+        bytes = limit;
     known = bytes > 0 ? bytes : (1LL << 30);
     return known;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# edonio's unit tests: parts of the driver tested on their own. The segment structure and the
-# planning of collective passes are built with the sanitizers; ROMIO's fetcher is tried on trees
-# and a tarball made around ROMIO_SRCDIR (when set: configure's ROMIO source).
+# edonio's unit tests: parts of the driver tested on their own. The segment structure, the
+# planning of collective passes and the cgroup memory limit are built with the sanitizers; ROMIO's
+# fetcher is tried on trees and a tarball made around ROMIO_SRCDIR (when set: configure's ROMIO
+# source).
 #
 #   test/unit/run.sh [--workdir DIR]
 set -euo pipefail
@@ -17,9 +18,13 @@ cc=${CC:-gcc}
     -I"$top/ad_edonio" -o "$work/t_segment" "$here/t_segment.c" "$top/ad_edonio/ad_edonio_segment.c"
 "$cc" -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-omit-frame-pointer \
     -I"$top/ad_edonio" -o "$work/t_plan" "$here/t_plan.c" "$top/ad_edonio/ad_edonio_plan.c"
+"$cc" -std=c11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-omit-frame-pointer \
+    -I"$top/ad_edonio" -o "$work/t_memlimit" "$here/t_memlimit.c" \
+    "$top/ad_edonio/ad_edonio_memlimit.c"
 status=0
 "$work/t_segment" || status=1
 "$work/t_plan" || status=1
+TMPDIR="$work" "$work/t_memlimit" || status=1
 if [ -n "${ROMIO_SRCDIR:-}" ]; then
     "$here/fetch.sh" "$ROMIO_SRCDIR" || status=1
 fi
