@@ -18,7 +18,9 @@
 
 #include "ad_edonio_memlimit.h"
 
-static int passed, failed, case_errors;
+#define UNIT_GROUP "memlimit"
+#include "unit_test.h"
+
 static char top[4096]; /* this run's directory */
 
 #define EXPECT_EQ(got, want)                                                                       \
@@ -29,19 +31,6 @@ static char top[4096]; /* this run's directory */
             case_errors++;                                                                         \
         }                                                                                          \
     } while (0)
-
-static void run(const char *name, void (*fn)(void))
-{
-    case_errors = 0;
-    fn();
-    if (case_errors == 0) {
-        passed++;
-        printf("PASS memlimit/%s\n", name);
-    } else {
-        failed++;
-        printf("FAIL memlimit/%s (%d checks failed)\n", name, case_errors);
-    }
-}
 
 /* top/<case>/<rel>, its directories made; returns the path (static buffer). */
 static const char *at(const char *fmt, ...)
@@ -176,10 +165,9 @@ int main(void)
     run("v1-container", test_v1_container);
     run("hybrid", test_hybrid);
     run("malformed", test_malformed);
-    printf("%d passed, %d failed\n", passed, failed);
     char cmd[8192];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
     if (system(cmd) != 0)
         fprintf(stderr, "t_memlimit: could not remove %s\n", top);
-    return failed != 0;
+    return finish();
 }

@@ -15,28 +15,8 @@
 
 #include "ad_edonio_plan.h"
 
-static int passed, failed, case_errors;
-
-#define EXPECT(cond)                                                                               \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "  %s:%d: %s\n", __FILE__, __LINE__, #cond);                           \
-            case_errors++;                                                                         \
-        }                                                                                          \
-    } while (0)
-
-static void run(const char *name, void (*fn)(void))
-{
-    case_errors = 0;
-    fn();
-    if (case_errors == 0) {
-        passed++;
-        printf("PASS plan/%s\n", name);
-    } else {
-        failed++;
-        printf("FAIL plan/%s (%d checks failed)\n", name, case_errors);
-    }
-}
+#define UNIT_GROUP "plan"
+#include "unit_test.h"
 
 /* ------------------------------------------------------------------ cutting */
 
@@ -282,6 +262,5 @@ int main(void)
     run("colour-shapes", t_colour_shapes);
     run("colour-random", t_colour_random);
     run("priority", t_priority);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return finish();
 }

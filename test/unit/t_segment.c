@@ -13,28 +13,8 @@
 
 #include "ad_edonio_segment.h"
 
-static int passed, failed, case_errors;
-
-#define EXPECT(cond)                                                                               \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "  %s:%d: %s\n", __FILE__, __LINE__, #cond);                           \
-            case_errors++;                                                                         \
-        }                                                                                          \
-    } while (0)
-
-static void run(const char *name, void (*fn)(void))
-{
-    case_errors = 0;
-    fn();
-    if (case_errors == 0) {
-        passed++;
-        printf("PASS segment/%s\n", name);
-    } else {
-        failed++;
-        printf("FAIL segment/%s (%d checks failed)\n", name, case_errors);
-    }
-}
+#define UNIT_GROUP "segment"
+#include "unit_test.h"
 
 static struct edonio_segment *new_segment(int32_t nslots, uint32_t block_size)
 {
@@ -276,6 +256,5 @@ int main(void)
     run("truncate", test_truncate);
     run("ownership", test_ownership);
     run("pieces", test_pieces);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return finish();
 }
