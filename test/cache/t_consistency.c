@@ -62,15 +62,21 @@ static long long rec_off(int k, int r)
     return ((long long)k * ct_nprocs + r) * REC + 13;
 }
 
-static MPI_File open_with(const char *filename, int amode, const char *remote)
+/* The file opened on every process with info (freed here). */
+static MPI_File open_info(const char *filename, int amode, MPI_Info info)
 {
-    MPI_Info info = ct_info("romio_edonio_block_size", "4096", "romio_edonio_remote_cache_size",
-                            remote, NULL);
     MPI_File fh = MPI_FILE_NULL;
 
     CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, amode, info, &fh));
     MPI_Info_free(&info);
     return fh;
+}
+
+static MPI_File open_with(const char *filename, int amode, const char *remote)
+{
+    return open_info(
+        filename, amode,
+        ct_info("romio_edonio_block_size", "4096", "romio_edonio_remote_cache_size", remote, NULL));
 }
 
 static void read_records(MPI_File fh, int from, int to, int version, const char *what)
@@ -151,17 +157,6 @@ static void case_4(const char *filename)
     CT_MPI(MPI_File_close(&fh));
 }
 
-static MPI_File open_span(const char *filename, int amode)
-{
-    MPI_Info info = ct_info("romio_edonio_block_size", "4096", "romio_edonio_write_back", "span",
-                            "romio_edonio_read_fill", "block", NULL);
-    MPI_File fh = MPI_FILE_NULL;
-
-    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, amode, info, &fh));
-    MPI_Info_free(&info);
-    return fh;
-}
-
 static void case_10(const char *filename)
 {
     static const long long piece[3][2] = {{0, 100}, {2000, 2100}, {3000, 3100}}; /* [lo, hi) */
@@ -170,7 +165,9 @@ static void case_10(const char *filename)
     long long locks = 0;
 
     ct_fresh(filename);
-    fh = open_span(filename, MPI_MODE_CREATE | MPI_MODE_RDWR);
+    fh = open_info(filename, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                   ct_info("romio_edonio_block_size", "4096", "romio_edonio_write_back", "span",
+                           "romio_edonio_read_fill", "block", NULL));
     fill(want, 0, BS, 0);
     if (ct_rank == 0) /* block 0, rank 0's: written whole, then cached, valid */
         ct_write_at(fh, 0, want, BS, "old bytes");
