@@ -41,6 +41,12 @@ static long long limit_in(const char *path)
     return end != buf && v > 0 && v < (1LL << 62) ? v : 0;
 }
 
+/* The lower of two limits, 0 being none. */
+static long long lower(long long a, long long b)
+{
+    return a == 0 || (b > 0 && b < a) ? b : a;
+}
+
 /* The lowest limit in 'file' of cgroup 'path' (under 'root') and of its ancestors; 0 for none. */
 static long long walk_up(const char *root, const char *path, const char *file)
 {
@@ -55,9 +61,8 @@ static long long walk_up(const char *root, const char *path, const char *file)
         while (len > 0 && dir[len - 1] == '/') /* "/a/b/" and "/" alike */
             dir[--len] = '\0';
         n = snprintf(name, sizeof(name), "%s%s/%s", root, dir, file);
-        long long v = n > 0 && (size_t)n < sizeof(name) ? limit_in(name) : 0;
-        if (v > 0 && (lowest == 0 || v < lowest))
-            lowest = v;
+        if (n > 0 && (size_t)n < sizeof(name))
+            lowest = lower(lowest, limit_in(name));
         char *slash = strrchr(dir, '/');
         if (slash == NULL)
             return lowest; /* the root done */
@@ -95,13 +100,10 @@ long long edonio_cgroup_limit(const char *self_cgroup, const char *v2_root, cons
         char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         if (c2 == NULL || c2[1] != '/')
             continue; /* not a line of this format */
-        long long v = 0;
         if (c2 == c1 + 1 && strncmp(line, "0:", 2) == 0)
-            v = walk_up(v2_root, c2 + 1, "memory.max");
+            lowest = lower(lowest, walk_up(v2_root, c2 + 1, "memory.max"));
         else if (lists(c1 + 1, (size_t)(c2 - c1 - 1), "memory"))
-            v = walk_up(v1_root, c2 + 1, "memory.limit_in_bytes");
-        if (v > 0 && (lowest == 0 || v < lowest))
-            lowest = v;
+            lowest = lower(lowest, walk_up(v1_root, c2 + 1, "memory.limit_in_bytes"));
     }
     return lowest;
 }
