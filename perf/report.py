@@ -216,9 +216,8 @@ def print_local_targets(agg, rows):
     the medians, and pair by pair (paired: the median of the pairs and its 90% interval), which
     decides where there are 5 pairs or more."""
     wanted = [("fem", 1.0), ("contig", 0.9), ("contig-coll", 0.9), ("strided", 1.0)]
-    wanted += list(OrderedDict(((a["case"], 0.9), 1) for a in agg
-                               if a["case"].startswith("ior-") and a["driver"] == "ufs" and
-                               a["fs"] == "local"))
+    wanted += list(dict.fromkeys((a["case"], 0.9) for a in agg if a["case"].startswith("ior-")
+                                 and a["driver"] == "ufs" and a["fs"] == "local"))
     for case, target in wanted:
         for n in (4, 2):
             u, e = find(agg, case, "local", "ufs", n), find(agg, case, "local", "edonio", n)
