@@ -41,8 +41,8 @@ enum { EDONIO_COALESCE_MIN = 3 };
 /* ------------------------------------------------------------------ file-system operations */
 
 /* pread until len bytes or end of file; bytes past the end are zeros. Returns 0 or an errno. */
-static int fs_read(struct edonio_cache *c, struct edonio_stats *st, void *buf, size_t len,
-                   ADIO_Offset off)
+EDONIO_SYSCALL_PATH int fs_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,
+                                size_t len, ADIO_Offset off)
 {
     size_t done = 0;
 
@@ -58,13 +58,14 @@ static int fs_read(struct edonio_cache *c, struct edonio_stats *st, void *buf, s
         done += (size_t)n;
     }
     st->fs_read_bytes += (long long)done;
-    memset((char *)buf + done, 0, len - done);
+    if (done < len)
+        memset((char *)buf + done, 0, len - done);
     return 0;
 }
 
 /* pwrite all of it. Returns 0 or an errno (a write that makes no progress is ENOSPC). */
-static int fs_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf, size_t len,
-                    ADIO_Offset off)
+EDONIO_SYSCALL_PATH int fs_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
+                                 size_t len, ADIO_Offset off)
 {
     size_t done = 0;
 
@@ -144,8 +145,8 @@ static void unlock_range(struct edonio_cache *c, ADIO_Offset start, ADIO_Offset 
 }
 
 /* Write block bytes to the file, under the write-back lock where one is taken. errno or 0. */
-static int locked_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
-                        size_t len, ADIO_Offset off)
+EDONIO_SYSCALL_PATH int locked_write(struct edonio_cache *c, struct edonio_stats *st,
+                                     const void *buf, size_t len, ADIO_Offset off)
 {
     int locked = lock_range(c, st, off, (ADIO_Offset)len, 1), err = fs_write(c, st, buf, len, off);
 
@@ -658,8 +659,8 @@ static int for_pieces(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offs
  * directly. 1 when done (*err: how; a failed operation counts as not done at all, as in
  * bypass_io), 0 when a block is cached: the request goes by pieces.
  */
-static int pass_whole(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset off,
-                      ADIO_Offset len, char *buf, int writing, int *err)
+EDONIO_SYSCALL_PATH int pass_whole(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset off,
+                                   ADIO_Offset len, char *buf, int writing, int *err)
 {
     ADIO_Offset bs = c->hints.block_size;
     int64_t first = off / bs, last = (off + len - 1) / bs;

@@ -17,9 +17,9 @@
 #include "ad_edonio_coll.h"
 #include "adioi.h"
 
-static void transfer(ADIO_File fd, struct edonio_cache *c, void *buf, int count,
-                     MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
-                     ADIO_Status *status, int *error_code, int writing)
+EDONIO_SYSCALL_PATH void transfer(ADIO_File fd, struct edonio_cache *c, void *buf, int count,
+                                  MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                  ADIO_Status *status, int *error_code, int writing)
 {
     static char myname[] = "ADIOI_EDONIO_IO";
     struct edonio_stats *st = &edonio_handle(fd)->stats;
