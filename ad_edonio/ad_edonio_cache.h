@@ -245,14 +245,14 @@ void ADIOI_EDONIO_Cache_forget_remote(struct edonio_cache *c);
 int ADIOI_EDONIO_Cache_remote_dirty(struct edonio_cache *c);
 /*
  * For the delivery: the dirty extents of this process's remote segment, in file order (offsets,
- * lengths in the same allocation as *off, and where their bytes are, copied into *data; free
- * *off, *where and *data), the segment held until ADIOI_EDONIO_Cache_remote_done, which lets them
- * go if they were delivered.
+ * lengths in the same allocation as *off, and where their bytes are: in the slots themselves, not
+ * copied; free *off and *where), the segment held until ADIOI_EDONIO_Cache_remote_done, which
+ * lets them go if they were delivered.
  * The count, or -1 when out of memory. Held across a collective exchange: call it only once
  * every process of the node is in the call (no node peer may be waiting for the segment).
  */
 int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **off,
-                                         ADIO_Offset **len, char ***where, char **data);
+                                         ADIO_Offset **len, char ***where);
 void ADIOI_EDONIO_Cache_remote_done(struct edonio_cache *c, int delivered);
 /* The file now ends at size: cut this process's segments (every reachable one with 'all'). */
 void ADIOI_EDONIO_Cache_trim(struct edonio_cache *c, ADIO_Offset size, int all);

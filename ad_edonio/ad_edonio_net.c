@@ -68,33 +68,30 @@ static int by_offset(const void *a, const void *b)
 }
 
 int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **off,
-                                         ADIO_Offset **len, char ***where, char **data)
+                                         ADIO_Offset **len, char ***where)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_remote(c);
     struct dirty_piece *p;
     int64_t n = 0, k = 0;
-    size_t bytes = 0;
 
     ADIOI_EDONIO_Node_lock(seg);
     for (int32_t i = 0; i < seg->nhigh; i++)
-        for (uint32_t e = 0; edonio_slot_at(seg, i)->block >= 0 && e < edonio_slot_at(seg, i)->ndirty;
-             e++, n++)
-            bytes += edonio_slot_at(seg, i)->dirty[e].hi - edonio_slot_at(seg, i)->dirty[e].lo;
+        if (edonio_slot_at(seg, i)->block >= 0)
+            n += edonio_slot_at(seg, i)->ndirty;
     p = malloc((size_t)(n + 1) * sizeof(*p));
     *off = malloc((size_t)(2 * n + 1) * sizeof(**off));
     *where = malloc((size_t)(n + 1) * sizeof(**where));
-    *data = malloc(bytes + 1);
-    if (p == NULL || *off == NULL || *where == NULL || *data == NULL)
+    if (p == NULL || *off == NULL || *where == NULL)
         goto fail;
-    char *at = *data;
+    /* The bytes stay in the slots: the segment is held, and no copy into it is under way. */
     for (int32_t i = 0; i < seg->nhigh; i++) {
         struct edonio_slot *s = edonio_slot_at(seg, i);
+        if (s->block >= 0 && s->ndirty > 0)
+            edonio_wait_idle(s);
         for (uint32_t e = 0; s->block >= 0 && e < s->ndirty; e++, k++) {
             uint32_t lo = s->dirty[e].lo, hi = s->dirty[e].hi;
-            edonio_wait_idle(s);
-            memcpy(at, edonio_slot_data(seg, i) + lo, hi - lo);
-            p[k] = (struct dirty_piece){(ADIO_Offset)s->block * c->hints.block_size + lo, hi - lo, at};
-            at += hi - lo;
+            p[k] = (struct dirty_piece){(ADIO_Offset)s->block * c->hints.block_size + lo, hi - lo,
+                                        (char *)edonio_slot_data(seg, i) + lo};
         }
     }
     qsort(p, (size_t)n, sizeof(*p), by_offset);
@@ -110,10 +107,8 @@ fail:
     free(p);
     free(*off);
     free(*where);
-    free(*data);
     *off = NULL;
     *where = NULL;
-    *data = NULL;
     return -1;
 }
 
@@ -135,7 +130,7 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
                                through ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL, NULL};
     ADIO_Offset *off = NULL, *len;
     struct edonio_req req;
-    char **where = NULL, *data = NULL;
+    char **where = NULL;
     int64_t n;
     int err, failed;
 
@@ -143,7 +138,7 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
         return 0;
     if (c->nodes_shared)
         MPI_Barrier(comm);
-    n = ADIOI_EDONIO_Cache_remote_pieces(c, &off, &len, &where, &data);
+    n = ADIOI_EDONIO_Cache_remote_pieces(c, &off, &len, &where);
     ADIOI_EDONIO_Req_pieces(&req, off, len, where, n > 0 ? n : 0);
     err = n < 0 ? ENOMEM : 0;
     int e = ADIOI_EDONIO_Coll_run(&pass, &req, n > 0, &failed);
@@ -155,6 +150,5 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
     ADIOI_EDONIO_Cache_remote_done(c, failed == 0);
     free(off);
     free(where);
-    free(data);
     return err;
 }
