@@ -246,8 +246,9 @@ int ADIOI_EDONIO_Cache_remote_dirty(struct edonio_cache *c);
 /*
  * For the delivery: the dirty extents of this process's remote segment, in file order (offsets,
  * lengths in the same allocation as *off, and where their bytes are: in the slots themselves, not
- * copied; free *off and *where), the segment held until ADIOI_EDONIO_Cache_remote_done, which
- * lets them go if they were delivered.
+ * copied, to be read only, and only until ADIOI_EDONIO_Cache_remote_done; free *off and *where),
+ * the segment held until ADIOI_EDONIO_Cache_remote_done, which lets them go if they were
+ * delivered.
  * The count, or -1 when out of memory. Held across a collective exchange: call it only once
  * every process of the node is in the call (no node peer may be waiting for the segment).
  */

@@ -128,7 +128,7 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
 {
     struct edonio_pass pass = {c, comm, st, budget, EDONIO_COLL_WRITE,
                                through ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL, NULL};
-    ADIO_Offset *off = NULL, *len;
+    ADIO_Offset *off = NULL, *len = NULL;
     struct edonio_req req;
     char **where = NULL;
     int64_t n;
@@ -144,10 +144,11 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
     int e = ADIOI_EDONIO_Coll_run(&pass, &req, n > 0, &failed);
     if (e && !err)
         err = e;
-    /* Every owner took its share, or every remote segment keeps its bytes for the next time. */
+    /* Every owner took its share, or every remote segment keeps its bytes for the next time; a
+     * process that could not list its pieces sent none, and keeps them too. */
     if (failed == 0)
         st->delivered += req.bytes;
-    ADIOI_EDONIO_Cache_remote_done(c, failed == 0);
+    ADIOI_EDONIO_Cache_remote_done(c, failed == 0 && n >= 0);
     free(off);
     free(where);
     return err;
