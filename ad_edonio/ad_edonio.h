@@ -17,10 +17,11 @@
 
 /*
  * For the functions between an ADIO entry point and the pread or pwrite of a request that passes
- * the cache: inlined, so that the system call returns through as few frames as ufs's. Where the
- * kernel guards the return to user space (AMD's SRSO "Safe RET", RSB filling), each frame it
- * returns through cost about 10 ns on this project's machine, by all appearances a mispredicted
- * return, on a 2 KiB read from the page cache of 620 ns (perf/results/2026-11-26-syscall-depth/).
+ * the cache: inlined, so that the system call returns through one frame more than ufs's (the
+ * cache's interface, ADIOI_EDONIO_Cache_read/_write), not four. Where the kernel guards the
+ * return to user space (AMD's SRSO "Safe RET", RSB filling), each frame it returns through cost
+ * about 10 ns on this project's machine, by all appearances a mispredicted return, on a 2 KiB
+ * read from the page cache of 620 ns (perf/results/2026-11-26-syscall-depth/).
  */
 #define EDONIO_SYSCALL_PATH static inline __attribute__((always_inline))
 
