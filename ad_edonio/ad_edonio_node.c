@@ -88,6 +88,9 @@ static int mpich_nolocal(void)
 /*
  * Processes with equal keys can map each other's memfd: same kernel, PID namespace and user.
  * Read once per process (none of them changes while it runs; a fork's child reads its own).
+ * EDONIO_TEST_NODE, for tests only, splits one machine into nodes: processes whose values differ
+ * never share memory, so that several processes per node on several nodes can be run on one
+ * machine (test/cache/run.sh; MPICH's MPIR_CVAR_NOLOCAL gives every process a node of its own).
  */
 static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
 {
@@ -112,6 +115,8 @@ static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
     key = hash_text(key, boot);
     if (stat("/proc/self/ns/pid", &st) == 0)
         key = mix(key, (uint64_t)st.st_ino);
+    if (getenv("EDONIO_TEST_NODE") != NULL)
+        key = hash_text(key, getenv("EDONIO_TEST_NODE"));
     known = mix(key, (uint64_t)getuid());
     known_by = getpid();
     return known;

@@ -280,9 +280,31 @@ static inline void ct_sync(MPI_File fh)
 }
 
 /*
+ * The processes that share this process's node as edonio sees it: those MPI says share memory
+ * (under MPIR_CVAR_NOLOCAL, none do); under EDONIO_TEST_NODE (run.sh's 2x2 runs give each pair
+ * of ranks a value of its own, on one machine) those with the same value, whatever MPI's cliques.
+ * The caller frees it.
+ */
+static inline MPI_Comm ct_node_comm(void)
+{
+    const char *tag = getenv("EDONIO_TEST_NODE");
+    unsigned color = 0;
+    MPI_Comm node;
+
+    if (tag == NULL) {
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        return node;
+    }
+    for (; *tag != '\0'; tag++)
+        color = color * 31u + (unsigned char)*tag;
+    MPI_Comm_split(MPI_COMM_WORLD, (int)(color & 0x7fffffff), 0, &node);
+    return node;
+}
+
+/*
  * Do all processes share one node, so that edonio keeps their caches in one another's memory?
- * MPI says which processes share memory (under MPIR_CVAR_NOLOCAL, none do); the hint
- * romio_edonio_shared_memory=false on the command line makes every process a node of its own.
+ * (ct_node_comm); the hint romio_edonio_shared_memory=false on the command line makes every
+ * process a node of its own.
  */
 static inline int ct_one_node(void)
 {
@@ -292,7 +314,7 @@ static inline int ct_one_node(void)
 
     if (known >= 0)
         return known;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    node = ct_node_comm();
     MPI_Comm_size(node, &size);
     MPI_Comm_free(&node);
     known = size == ct_nprocs;
@@ -312,7 +334,7 @@ static inline int *ct_nodes(int *nnodes)
     MPI_Comm comm;
 
     if (!ct_one_node()) {
-        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &comm);
+        comm = ct_node_comm();
         MPI_Allreduce(&ct_rank, &mine, 1, MPI_INT, MPI_MIN, comm);
         MPI_Comm_free(&comm);
         for (int i = 2; i < ct_argc; i++)
