@@ -97,6 +97,7 @@ static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
     static uint64_t known;
     static pid_t known_by;
     char boot[64] = "", host[256] = "";
+    const char *split;
     struct stat st;
     uint64_t key = 0x65646f6e696fULL;
     FILE *f;
@@ -115,8 +116,8 @@ static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
     key = hash_text(key, boot);
     if (stat("/proc/self/ns/pid", &st) == 0)
         key = mix(key, (uint64_t)st.st_ino);
-    if (getenv("EDONIO_TEST_NODE") != NULL)
-        key = hash_text(key, getenv("EDONIO_TEST_NODE"));
+    if ((split = getenv("EDONIO_TEST_NODE")) != NULL)
+        key = hash_text(key, split);
     known = mix(key, (uint64_t)getuid());
     known_by = getpid();
     return known;
