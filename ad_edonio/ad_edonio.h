@@ -28,6 +28,9 @@
 #define EDONIO_VERSION_KEY       "romio_edonio_version"
 #define EDONIO_ROMIO_VERSION_KEY "romio_edonio_romio_version"
 
+/* ROMIO's fd->blksize when the driver's open learns none (as in ADIOI_GEN_OpenColl). */
+#define EDONIO_ROMIO_BLKSIZE (4 * 1024 * 1024)
+
 /* Hint defaults and bounds (doc/hints.md). */
 #define EDONIO_DEFAULT_BLOCK_SIZE        (64 * 1024)
 #define EDONIO_MIN_BLOCK_SIZE            (4 * 1024)
@@ -115,6 +118,16 @@ struct edonio_stats {
 struct edonio_cache;
 
 /* Per-handle state of an open edonio file (fd->fs_ptr). */
+/*
+ * Rank 0's name for one open, the same on every process after the open's exchange: ROMIO names the
+ * open's shared-file-pointer file with it (ROMIO patch 0012), as it would with what rank 0 drew
+ * and broadcast.
+ */
+struct edonio_open_tag {
+    uint32_t random;
+    uint32_t pid;
+};
+
 struct edonio_handle {
     struct edonio_hints hints;   /* in effect: the cache's shape for a handle that shares one */
     struct edonio_stats stats;   /* this handle's counters on this process */
@@ -130,6 +143,8 @@ struct edonio_handle {
     int close_code;              /* ... with this outcome */
     int together;                /* the close made a collective call that no process left
                                   * before all entered (its flush, or the barrier) */
+    int tagged;                  /* the open's exchange gave it rank 0's tag: */
+    struct edonio_open_tag tag;  /* ROMIO names the shared-file-pointer file with it */
 };
 
 static inline struct edonio_handle *edonio_handle(ADIO_File fd)
@@ -141,6 +156,9 @@ static inline struct edonio_handle *edonio_handle(ADIO_File fd)
 struct edonio_cache *ADIOI_EDONIO_Cache_of(ADIO_File fd);
 /* Whether the last open agreed on its outcome already (ROMIO patch 0010). */
 int ADIOI_EDONIO_Open_agreed(void);
+/* The suffix ROMIO puts in the shared-file-pointer file's name, when the open agreed on one
+ * (ROMIO patch 0012): 1, or 0 when ROMIO is to draw and broadcast it. */
+int ADIOI_EDONIO_Shfp_suffix(ADIO_File fd, char *suffix, int size);
 /* Bytes one process sends per round of a collective pass (cb_buffer_size, at least a block). */
 ADIO_Offset ADIOI_EDONIO_Coll_budget(ADIO_File fd);
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ad_edonio_flush.h"
 #include "adioi.h"
@@ -32,6 +33,7 @@ struct record {
     int32_t deferred;          /* it offers kept memory and made none (offer_memory) */
     uint64_t kept;             /* the id of memory it kept from a closed cache of the same
                                 * processes (ADIOI_EDONIO_Node_kept), 0 when none */
+    struct edonio_open_tag tag; /* rank 0's is the open's */
 };
 
 static struct edonio_cache *cache_new(MPI_Comm comm, int fd_sys, const char *filename,
@@ -74,11 +76,12 @@ struct outcome {
     int err;        /* its errno, or 0 */
     int open_class; /* or the class of its failed open */
     int sharing;    /* every process found the same cache to share */
+    struct edonio_open_tag tag; /* rank 0's */
 };
 
 static struct outcome outcome_of(const struct record *all, int nprocs)
 {
-    struct outcome o = {-1, 0, 0, 1};
+    struct outcome o = {-1, 0, 0, 1, all[0].tag};
 
     for (int r = 0; r < nprocs; r++) {
         o.sharing &= all[r].sharing != 0;
@@ -188,6 +191,9 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     ADIOI_EDONIO_Hints_resolve(&mine.hints, c->fd_sys);
     mine.open_class = open_class;
     mine.sharing = sharing;
+    if (c->rank == 0)
+        mine.tag =
+            (struct edonio_open_tag){(uint32_t)ADIOI_EDONIO_Node_random(), (uint32_t)getpid()};
     if (all == NULL || peers == NULL)
         MPI_Abort(comm, ENOMEM); /* cannot take part in the exchange */
     if (open_class == 0 && !sharing)
@@ -245,7 +251,8 @@ static int failure_code(const struct edonio_cache *c, MPI_Comm comm, struct outc
 
 int ADIOI_EDONIO_Cache_open(MPI_Comm comm, int open_code, int fd_sys, const char *filename,
                             int writable, const struct edonio_hints *hints,
-                            struct edonio_cache *found, struct edonio_cache **cache)
+                            struct edonio_cache *found, struct edonio_cache **cache,
+                            struct edonio_open_tag *tag)
 {
     struct edonio_cache *c = cache_new(comm, fd_sys, filename, writable, hints);
     int open_class = 0;
@@ -257,6 +264,7 @@ int ADIOI_EDONIO_Cache_open(MPI_Comm comm, int open_code, int fd_sys, const char
     if (open_code != MPI_SUCCESS)
         MPI_Error_class(open_code, &open_class);
     o = attach(c, comm, open_class ? open_class : MPI_SUCCESS, found != NULL, 1);
+    *tag = o.tag;
     if (o.failed >= 0) {
         int code = failure_code(c, comm, o, open_code);
         cache_free(c);

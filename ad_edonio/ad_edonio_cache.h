@@ -100,11 +100,12 @@ struct edonio_cache {
  * exchange_again), every process learns how the others' opens went, and the cache of the file is
  * made with rank 0's hints, unless every process found one to share (found, from
  * ADIOI_EDONIO_Cache_find). Returns an MPI error code, the same class on every process (the
- * process that failed returns its own); on error *cache is NULL.
+ * process that failed returns its own); on error *cache is NULL. *tag: rank 0's tag for this open.
  */
 int ADIOI_EDONIO_Cache_open(MPI_Comm comm, int open_code, int fd_sys, const char *filename,
                             int writable, const struct edonio_hints *hints,
-                            struct edonio_cache *found, struct edonio_cache **cache);
+                            struct edonio_cache *found, struct edonio_cache **cache,
+                            struct edonio_open_tag *tag);
 /*
  * A cache of this file that a handle on comm may share: its processes are comm's, or comm is one
  * process; and it was opened for writing (a read-only cache is its handle's alone: nothing
@@ -131,6 +132,8 @@ int ADIOI_EDONIO_Cache_rebuild(struct edonio_cache *c, MPI_Comm comm, struct edo
  * can fail is done here). errno or 0.
  */
 int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me);
+/* 64 random bits (getrandom, else the clock and the process id): identities, open tags. */
+uint64_t ADIOI_EDONIO_Node_random(void);
 /* The same record without memory (its memfd -1): for a process that offers kept memory. */
 void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me);
 /*

@@ -58,7 +58,7 @@ static uint64_t hash_text(uint64_t h, const char *s)
     return h;
 }
 
-static uint64_t random64(void)
+uint64_t ADIOI_EDONIO_Node_random(void)
 {
     static uint64_t counter;
     uint64_t v = 0;
@@ -184,7 +184,7 @@ void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me)
 {
     struct edonio_node *n = &c->node;
 
-    n->cookie = random64();
+    n->cookie = ADIOI_EDONIO_Node_random();
     n->key = node_key(&c->hints, n->cookie);
     *me = (struct edonio_peer){n->key, n->cookie, 0, (int32_t)getpid(), -1, 0, 0};
 }

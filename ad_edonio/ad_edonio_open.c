@@ -109,6 +109,22 @@ int ADIOI_EDONIO_Open_agreed(void)
     return agreed;
 }
 
+/*
+ * ROMIO's MPI_File_open names the shared-file-pointer file ".<name>.shfp.<random>.<pid>" with
+ * rank 0's random number and process id, and broadcasts the name (two broadcasts). The open's
+ * exchange carried rank 0's (attach_cache), so every process makes the same name alone (ROMIO
+ * patch 0012). A one-process handle that shares a cache made no exchange: ROMIO draws its own.
+ */
+int ADIOI_EDONIO_Shfp_suffix(ADIO_File fd, char *suffix, int size)
+{
+    struct edonio_handle *h = edonio_handle(fd);
+
+    if (h == NULL || !h->tagged)
+        return 0;
+    snprintf(suffix, (size_t)size, ".shfp.%u.%u", (unsigned)h->tag.random, (unsigned)h->tag.pid);
+    return 1;
+}
+
 /* The handle's cache: shared, or made; every process ends with the same outcome. */
 static int attach_cache(ADIO_File fd, struct edonio_handle *h, int open_code)
 {
@@ -123,10 +139,11 @@ static int attach_cache(ADIO_File fd, struct edonio_handle *h, int open_code)
         h->cache = found;
     } else {
         int code = ADIOI_EDONIO_Cache_open(fd->comm, open_code, fd->fd_sys, fd->filename, writes,
-                                           &h->hints, found, &h->cache);
+                                           &h->hints, found, &h->cache, &h->tag);
         open_agreed = 1; /* success or failure, the same on every process */
         if (code != MPI_SUCCESS)
             return code;
+        h->tagged = 1;
     }
     h->made = h->cache != found;
     h->collective = h->made || same;
@@ -148,13 +165,47 @@ int ADIOI_EDONIO_Preload(ADIO_File fd)
     return ADIOI_EDONIO_Agree(fd->comm, "ADIOI_EDONIO_PRELOAD", fd->filename, err);
 }
 
+/*
+ * Every process opens the file, as in ROMIO's ADIOI_GEN_OpenColl but without its broadcasts: the
+ * open's exchange (attach_cache) agrees on the outcome. ROMIO has one process create the file and
+ * broadcasts its outcome before the others open it; edonio lets every process open with O_CREAT,
+ * which POSIX makes safe when several do it at once, and keeps ROMIO's way only for
+ * MPI_MODE_EXCL, where every process but the creator would fail. ROMIO then broadcasts what the
+ * driver's open learnt of the file (block size, striping); edonio's open learns nothing, and the
+ * hints that hold the striping are the same on every process (ADIOI_EDONIO_SetInfo).
+ */
+static void open_every_process(ADIO_File fd, int rank, int access_mode, int *error_code)
+{
+    int mode = access_mode;
+
+    if ((access_mode & ADIO_CREATE) && (access_mode & ADIO_EXCL)) {
+        if (rank == fd->hints->ranklist[0]) {
+            fd->access_mode = access_mode;
+            ADIOI_EDONIO_Open(fd, error_code);
+        }
+        MPI_Bcast(error_code, 1, MPI_INT, fd->hints->ranklist[0], fd->comm);
+        if (rank == fd->hints->ranklist[0] && *error_code == MPI_SUCCESS)
+            ADIOI_EDONIO_Close(fd, error_code); /* no cache yet: closes the descriptor */
+        fd->access_mode = access_mode;
+        if (*error_code != MPI_SUCCESS)
+            return;
+        mode &= ~(ADIO_CREATE | ADIO_EXCL);
+    }
+    fd->blksize = EDONIO_ROMIO_BLKSIZE;
+    fd->access_mode = mode;
+    ADIOI_EDONIO_Open(fd, error_code);
+    fd->access_mode = access_mode;
+    fd->is_open = 1;
+    fd->dirty_write = 0;
+}
+
 void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
 {
     struct edonio_handle *h = edonio_handle(fd);
     int nprocs;
 
     fd->hints->deferred_open = 0;
-    ADIOI_GEN_OpenColl(fd, rank, access_mode, error_code);
+    open_every_process(fd, rank, access_mode, error_code);
     MPI_Comm_size(fd->comm, &nprocs);
     if (*error_code == MPI_SUCCESS && is_shared_fp_file(fd, nprocs)) {
         h->opened = 1; /* no cache */
