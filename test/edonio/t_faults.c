@@ -70,23 +70,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "edonio_check.h"
+
 typedef void arm_fn(const char *call, const char *path_part, int err, long long count);
 typedef void pause_fn(const char *path_part, void (*fn)(void));
 
-static int rank, nprocs, errors;
+static int nprocs;
 static arm_fn *arm;
 static pause_fn *pause_at;
 static char dir[4096];
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: ", rank);                                                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            errors++;                                                                              \
-        }                                                                                          \
-    } while (0)
 
 static int error_class(int code)
 {
@@ -810,7 +802,6 @@ static void case_pass_fill(const struct pf_case *which)
 
 int main(int argc, char **argv)
 {
-    int total;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -839,9 +830,7 @@ int main(int argc, char **argv)
     case_pass_fill(&passing);
     case_pass_fill(&direct);
     case_pass_fill(&pieces);
-    MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);
+    int failed = check_verdict();
     MPI_Finalize();
-    return total != 0;
+    return failed;
 }
