@@ -28,9 +28,6 @@
 #define EDONIO_VERSION_KEY       "romio_edonio_version"
 #define EDONIO_ROMIO_VERSION_KEY "romio_edonio_romio_version"
 
-/* ROMIO's fd->blksize when the driver's open learns none (as in ADIOI_GEN_OpenColl). */
-#define EDONIO_ROMIO_BLKSIZE (4 * 1024 * 1024)
-
 /* Hint defaults and bounds (doc/hints.md). */
 #define EDONIO_DEFAULT_BLOCK_SIZE        (64 * 1024)
 #define EDONIO_MIN_BLOCK_SIZE            (4 * 1024)
@@ -117,17 +114,20 @@ struct edonio_stats {
 
 struct edonio_cache;
 
-/* Per-handle state of an open edonio file (fd->fs_ptr). */
 /*
  * Rank 0's name for one open, the same on every process after the open's exchange: ROMIO names the
  * open's shared-file-pointer file with it (ROMIO patch 0012), as it would with what rank 0 drew
- * and broadcast.
+ * and broadcast, when every process names the file by the same last component (MPI lets the
+ * processes name one file differently: a link, another mount).
  */
 struct edonio_open_tag {
     uint32_t random;
     uint32_t pid;
+    uint32_t name_hash; /* of the last component of the file name, each process its own */
+    uint32_t same_name; /* after the exchange: every process's name_hash is rank 0's */
 };
 
+/* Per-handle state of an open edonio file (fd->fs_ptr). */
 struct edonio_handle {
     struct edonio_hints hints;   /* in effect: the cache's shape for a handle that shares one */
     struct edonio_stats stats;   /* this handle's counters on this process */

@@ -83,7 +83,9 @@ static struct outcome outcome_of(const struct record *all, int nprocs)
 {
     struct outcome o = {-1, 0, 0, 1, all[0].tag};
 
+    o.tag.same_name = 1;
     for (int r = 0; r < nprocs; r++) {
+        o.tag.same_name &= all[r].tag.name_hash == all[0].tag.name_hash;
         o.sharing &= all[r].sharing != 0;
         if (o.failed < 0 && (all[r].peer.err != 0 || all[r].open_class != 0)) {
             o.failed = r;
@@ -171,6 +173,17 @@ static struct outcome exchange_again(struct edonio_cache *c, MPI_Comm comm, stru
     return outcome_of(all, c->nprocs);
 }
 
+/* FNV-1a of the last component of a file name (the shared-file-pointer file is named after it). */
+static uint32_t name_hash(const char *filename)
+{
+    const char *base = strrchr(filename, '/');
+    uint32_t h = 2166136261u;
+
+    for (base = base ? base + 1 : filename; *base; base++)
+        h = (h ^ (unsigned char)*base) * 16777619u;
+    return h;
+}
+
 /*
  * Collective: this process's memory (offer_memory), the exchange of records, then (unless every
  * process shares a cache already, or one failed) the segments and the node with rank 0's hints:
@@ -191,9 +204,11 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     ADIOI_EDONIO_Hints_resolve(&mine.hints, c->fd_sys);
     mine.open_class = open_class;
     mine.sharing = sharing;
-    if (c->rank == 0)
-        mine.tag =
-            (struct edonio_open_tag){(uint32_t)ADIOI_EDONIO_Node_random(), (uint32_t)getpid()};
+    mine.tag.name_hash = name_hash(c->filename);
+    if (c->rank == 0) {
+        mine.tag.random = (uint32_t)ADIOI_EDONIO_Node_random();
+        mine.tag.pid = (uint32_t)getpid();
+    }
     if (all == NULL || peers == NULL)
         MPI_Abort(comm, ENOMEM); /* cannot take part in the exchange */
     if (open_class == 0 && !sharing)

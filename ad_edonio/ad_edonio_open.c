@@ -113,13 +113,15 @@ int ADIOI_EDONIO_Open_agreed(void)
  * ROMIO's MPI_File_open names the shared-file-pointer file ".<name>.shfp.<random>.<pid>" with
  * rank 0's random number and process id, and broadcasts the name (two broadcasts). The open's
  * exchange carried rank 0's (attach_cache), so every process makes the same name alone (ROMIO
- * patch 0012). A one-process handle that shares a cache made no exchange: ROMIO draws its own.
+ * patch 0012) from its own path, when every process named the file by the same last component.
+ * Otherwise (a link), and for a one-process handle that shares a cache (no exchange), ROMIO draws
+ * and broadcasts rank 0's name, as for any file.
  */
 int ADIOI_EDONIO_Shfp_suffix(ADIO_File fd, char *suffix, int size)
 {
     struct edonio_handle *h = edonio_handle(fd);
 
-    if (h == NULL || !h->tagged)
+    if (h == NULL || !h->tagged || !h->tag.same_name)
         return 0;
     snprintf(suffix, (size_t)size, ".shfp.%u.%u", (unsigned)h->tag.random, (unsigned)h->tag.pid);
     return 1;
@@ -165,47 +167,16 @@ int ADIOI_EDONIO_Preload(ADIO_File fd)
     return ADIOI_EDONIO_Agree(fd->comm, "ADIOI_EDONIO_PRELOAD", fd->filename, err);
 }
 
-/*
- * Every process opens the file, as in ROMIO's ADIOI_GEN_OpenColl but without its broadcasts: the
- * open's exchange (attach_cache) agrees on the outcome. ROMIO has one process create the file and
- * broadcasts its outcome before the others open it; edonio lets every process open with O_CREAT,
- * which POSIX makes safe when several do it at once, and keeps ROMIO's way only for
- * MPI_MODE_EXCL, where every process but the creator would fail. ROMIO then broadcasts what the
- * driver's open learnt of the file (block size, striping); edonio's open learns nothing, and the
- * hints that hold the striping are the same on every process (ADIOI_EDONIO_SetInfo).
- */
-static void open_every_process(ADIO_File fd, int rank, int access_mode, int *error_code)
-{
-    int mode = access_mode;
-
-    if ((access_mode & ADIO_CREATE) && (access_mode & ADIO_EXCL)) {
-        if (rank == fd->hints->ranklist[0]) {
-            fd->access_mode = access_mode;
-            ADIOI_EDONIO_Open(fd, error_code);
-        }
-        MPI_Bcast(error_code, 1, MPI_INT, fd->hints->ranklist[0], fd->comm);
-        if (rank == fd->hints->ranklist[0] && *error_code == MPI_SUCCESS)
-            ADIOI_EDONIO_Close(fd, error_code); /* no cache yet: closes the descriptor */
-        fd->access_mode = access_mode;
-        if (*error_code != MPI_SUCCESS)
-            return;
-        mode &= ~(ADIO_CREATE | ADIO_EXCL);
-    }
-    fd->blksize = EDONIO_ROMIO_BLKSIZE;
-    fd->access_mode = mode;
-    ADIOI_EDONIO_Open(fd, error_code);
-    fd->access_mode = access_mode;
-    fd->is_open = 1;
-    fd->dirty_write = 0;
-}
-
 void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
 {
     struct edonio_handle *h = edonio_handle(fd);
     int nprocs;
 
     fd->hints->deferred_open = 0;
-    open_every_process(fd, rank, access_mode, error_code);
+    /* ROMIO's: one process creates the file, then every process opens it (not every process with
+     * O_CREAT: a path on node-local storage would then give a file per node without an error,
+     * and on Lustre N creates of one name queue on the directory's lock). */
+    ADIOI_GEN_OpenColl(fd, rank, access_mode, error_code);
     MPI_Comm_size(fd->comm, &nprocs);
     if (*error_code == MPI_SUCCESS && is_shared_fp_file(fd, nprocs)) {
         h->opened = 1; /* no cache */
