@@ -173,6 +173,7 @@ void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_c
     int nprocs;
 
     fd->hints->deferred_open = 0;
+    fd->fd_sys = -1; /* a process that never opens (another's create failed) has no descriptor */
     /* ROMIO's: one process creates the file, then every process opens it (not every process with
      * O_CREAT: a path on node-local storage would then give a file per node without an error,
      * and on Lustre N creates of one name queue on the directory's lock). */
