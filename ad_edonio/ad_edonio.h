@@ -123,8 +123,9 @@ struct edonio_cache;
 struct edonio_open_tag {
     uint32_t random;
     uint32_t pid;
-    uint32_t name_hash; /* of the last component of the file name, each process its own */
-    uint32_t same_name; /* after the exchange: every process's name_hash is rank 0's */
+    uint64_t name_hash; /* of the last component of the file name, each process its own */
+    int32_t same_name;  /* after the exchange: every process's name_hash is rank 0's (0: no tag) */
+    int32_t pad;
 };
 
 /* Per-handle state of an open edonio file (fd->fs_ptr). */
@@ -143,8 +144,8 @@ struct edonio_handle {
     int close_code;              /* ... with this outcome */
     int together;                /* the close made a collective call that no process left
                                   * before all entered (its flush, or the barrier) */
-    int tagged;                  /* the open's exchange gave it rank 0's tag: */
-    struct edonio_open_tag tag;  /* ROMIO names the shared-file-pointer file with it */
+    struct edonio_open_tag tag;  /* from the open's exchange: ROMIO names the shared-file-pointer
+                                  * file with it (zeros: there was none) */
 };
 
 static inline struct edonio_handle *edonio_handle(ADIO_File fd)

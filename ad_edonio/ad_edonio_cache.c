@@ -173,17 +173,6 @@ static struct outcome exchange_again(struct edonio_cache *c, MPI_Comm comm, stru
     return outcome_of(all, c->nprocs);
 }
 
-/* FNV-1a of the last component of a file name (the shared-file-pointer file is named after it). */
-static uint32_t name_hash(const char *filename)
-{
-    const char *base = strrchr(filename, '/');
-    uint32_t h = 2166136261u;
-
-    for (base = base ? base + 1 : filename; *base; base++)
-        h = (h ^ (unsigned char)*base) * 16777619u;
-    return h;
-}
-
 /*
  * Collective: this process's memory (offer_memory), the exchange of records, then (unless every
  * process shares a cache already, or one failed) the segments and the node with rank 0's hints:
@@ -204,7 +193,8 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     ADIOI_EDONIO_Hints_resolve(&mine.hints, c->fd_sys);
     mine.open_class = open_class;
     mine.sharing = sharing;
-    mine.tag.name_hash = name_hash(c->filename);
+    const char *base = strrchr(c->filename, '/'); /* the shared-pointer file is named after it */
+    mine.tag.name_hash = ADIOI_EDONIO_Node_hash_text(base ? base + 1 : c->filename);
     if (c->rank == 0) {
         mine.tag.random = (uint32_t)ADIOI_EDONIO_Node_random();
         mine.tag.pid = (uint32_t)getpid();

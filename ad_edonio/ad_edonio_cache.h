@@ -134,6 +134,8 @@ int ADIOI_EDONIO_Cache_rebuild(struct edonio_cache *c, MPI_Comm comm, struct edo
 int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me);
 /* 64 random bits (getrandom, else the clock and the process id): identities, open tags. */
 uint64_t ADIOI_EDONIO_Node_random(void);
+/* A 64-bit hash of a text (node keys, the names in open tags). */
+uint64_t ADIOI_EDONIO_Node_hash_text(const char *s);
 /* The same record without memory (its memfd -1): for a process that offers kept memory. */
 void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me);
 /*

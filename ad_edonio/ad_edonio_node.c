@@ -58,6 +58,11 @@ static uint64_t hash_text(uint64_t h, const char *s)
     return h;
 }
 
+uint64_t ADIOI_EDONIO_Node_hash_text(const char *s)
+{
+    return hash_text(0, s);
+}
+
 uint64_t ADIOI_EDONIO_Node_random(void)
 {
     static uint64_t counter;

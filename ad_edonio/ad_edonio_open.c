@@ -121,7 +121,7 @@ int ADIOI_EDONIO_Shfp_suffix(ADIO_File fd, char *suffix, int size)
 {
     struct edonio_handle *h = edonio_handle(fd);
 
-    if (h == NULL || !h->tagged || !h->tag.same_name)
+    if (h == NULL || !h->tag.same_name)
         return 0;
     snprintf(suffix, (size_t)size, ".shfp.%u.%u", (unsigned)h->tag.random, (unsigned)h->tag.pid);
     return 1;
@@ -145,7 +145,6 @@ static int attach_cache(ADIO_File fd, struct edonio_handle *h, int open_code)
         open_agreed = 1; /* success or failure, the same on every process */
         if (code != MPI_SUCCESS)
             return code;
-        h->tagged = 1;
     }
     h->made = h->cache != found;
     h->collective = h->made || same;
