@@ -24,6 +24,11 @@
 #   PNETCDF_CHECK_DIRS    directories of PnetCDF's build tree whose "make check" runs (default
 #                         ".": all); test/longpath/run.sh runs only the Fortran ones
 #   PNETCDF_PTEST         1 (default) runs the 4-process tests; 0 runs only "make check"
+#   PNETCDF_PTEST_NODES   simulated nodes the 4-process tests run on, one pass each (default
+#                         "1 2": on one node, then on 2 nodes, MPIR_CVAR_NUM_CLIQUES=2
+#                         MPIR_CVAR_NOLOCAL=1, no shared memory between them, so that edonio's
+#                         path between nodes serves PnetCDF's collective writes and the reads
+#                         that its tests make of other processes' data without a sync)
 #   PNETCDF_CHECK_TIMEOUT seconds for the whole "make check" (default 1200)
 #   PNETCDF_PTEST_TIMEOUT seconds for one directory's "make ptest" (default 900)
 #   PNETCDF_RUN_TIMEOUT   seconds for one mpiexec run, via MPIEXEC_TIMEOUT (default 300)
@@ -33,6 +38,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KNOWN_FAILURES=$HERE/known-failures.txt
 PNETCDF_PTEST=${PNETCDF_PTEST:-1}
+PTEST_NODES=${PNETCDF_PTEST_NODES:-1 2}
 CHECK_DIRS=${PNETCDF_CHECK_DIRS:-.}
 # At most this long: nf_test's CHARACTER*80 must hold OUTDIR/scratch.nc (69 + 11 characters).
 MAX_OUTDIR=60
@@ -193,38 +199,46 @@ ptest_dirs() {
     done
 }
 
-# One directory's "make ptest" (4 processes) is one test: PnetCDF's parallel_run.sh scripts
-# stop at their first failure, so they can't be split into independent tests.
+# One directory's "make ptest" (4 processes) on NODES simulated nodes is one test: PnetCDF's
+# parallel_run.sh scripts stop at their first failure, so they can't be split into independent
+# tests.
 run_ptest_dir() {
-    local dir=$1 rc=0 logf runs failed t0=$SECONDS
-    logf=$WORK/logs/ptest-${dir//\//_}.log
-    export EDONIO_MPIRUN_LOG=$WORK/logs/ptest-${dir//\//_}.runs
+    local dir=$1 nodes=$2 rc=0 logf runs failed t0=$SECONDS name=ptest4 env_nodes=()
+    if [[ $nodes -gt 1 ]]; then
+        name=ptest4-${nodes}nodes
+        env_nodes=(MPIR_CVAR_NUM_CLIQUES="$nodes" MPIR_CVAR_NOLOCAL=1)
+    fi
+    logf=$WORK/logs/$name-${dir//\//_}.log
+    export EDONIO_MPIRUN_LOG=$WORK/logs/$name-${dir//\//_}.runs
     : >"$EDONIO_MPIRUN_LOG"
-    env "${TEST_ENV[@]}" MPIEXEC_TIMEOUT="$RUN_TIMEOUT" timeout -k 30 "$PTEST_TIMEOUT" \
-        make -C "$BUILD/$dir" ptest TESTOUTDIR="$OUT/ptest-out" \
+    env "${TEST_ENV[@]}" "${env_nodes[@]}" MPIEXEC_TIMEOUT="$RUN_TIMEOUT" \
+        timeout -k 30 "$PTEST_TIMEOUT" make -C "$BUILD/$dir" ptest TESTOUTDIR="$OUT/ptest-out" \
         TESTMPIRUN="$MPIRUN_WRAPPER -n NP" >"$logf" 2>&1 || rc=$?
     runs=$(wc -l <"$EDONIO_MPIRUN_LOG")
     # Directories without parallel tests (test/common, test/nc_test, ...) ran nothing.
     [[ $rc -eq 0 && $runs -eq 0 ]] && return 0
     if [[ $rc -eq 0 ]]; then
-        report PASS "ptest4/$dir" "$runs runs, $((SECONDS - t0)) s"
+        report PASS "$name/$dir" "$runs runs, $((SECONDS - t0)) s"
         return 0
     fi
     # parallel_run.sh stops at its first failing command: if that was an mpiexec run, it is
     # the last one recorded.
     failed=$(tail -n 1 "$EDONIO_MPIRUN_LOG" | awk '$1 != 0 { $1 = ""; print substr($0, 2) }')
     if [[ $rc -eq 124 || $rc -eq 137 ]]; then
-        report FAIL "ptest4/$dir" "timed out after $PTEST_TIMEOUT s; log: $logf"
+        report FAIL "$name/$dir" "timed out after $PTEST_TIMEOUT s; log: $logf"
     else
-        report FAIL "ptest4/$dir" "${failed:+failed: mpiexec $failed; }log: $logf"
+        report FAIL "$name/$dir" "${failed:+failed: mpiexec $failed; }log: $logf"
     fi
 }
 
 run_ptest() {
-    local dir
-    log "make ptest on 4 processes (output in $OUT/ptest-out, logs in $WORK/logs)"
-    for dir in $(ptest_dirs ""); do
-        run_ptest_dir "$dir"
+    local dir nodes
+    for nodes in $PTEST_NODES; do
+        log "make ptest on 4 processes, $nodes node(s) (output in $OUT/ptest-out, logs in" \
+            "$WORK/logs)"
+        for dir in $(ptest_dirs ""); do
+            run_ptest_dir "$dir" "$nodes"
+        done
     done
 }
 
