@@ -173,7 +173,7 @@ def write_close(a):
     return a["t_write"] - (a["t_wopen"] or 0) if a else None
 
 
-def print_node_targets(agg):
+def print_node_targets(agg, rows):
     """Issue 11: the emulated PFS on 2 simulated nodes against ufs and against one node; issue
     13's records case: the cold first pass and 4 nodes against one."""
     u2, e2 = find(agg, "fem", "pfs+2n", "ufs"), find(agg, "fem", "pfs+2n", "edonio")
@@ -198,6 +198,18 @@ def print_node_targets(agg):
         r = ratio(u2["t_write"], e2["t_write"])
         print("  strided on emulated PFS, 2 simulated nodes: ufs/edonio %s (target >= 2.5: %s)"
               % (fmt_r(r), met(r and r >= 2.5)))
+    for a in agg:  # IOR on simulated nodes, local disk: the one-node rows' target, >= 0.9
+        if a["case"].startswith("ior-") and a["driver"] == "ufs" and "+" in a["fs"]:
+            e = find(agg, a["case"], a["fs"], "edonio", a["nprocs"])
+            if e:
+                rs = [ratio(a[ph], e[ph]) for ph in ("t_write", "t_read")]
+                ps = [paired(rows, a["case"], a["fs"], a["nprocs"], ph)
+                      for ph in ("t_write", "t_read")]
+                ok = [(p[0] if p else r) for p, r in zip(ps, rs)]
+                print("  %s on %s, %d ranks: ufs/edonio write %s, read %s; pair by pair write %s, "
+                      "read %s (as on one node, >= 0.9: %s)" % (
+                          a["case"], a["fs"], a["nprocs"], fmt_r(rs[0]), fmt_r(rs[1]),
+                          fmt_p(ps[0]), fmt_p(ps[1]), met(all(r and r >= 0.9 for r in ok))))
     e1, e4 = find(agg, "records", "local", "edonio"), find(agg, "records", "local+4n", "edonio")
     u1 = find(agg, "records", "local", "ufs")
     if e1 and e4:
@@ -285,7 +297,7 @@ def print_limits_and_targets(agg, lim, rows):
                   "MET" if orat and orat >= 20 else "MISSED"))
     else:
         print("  fem on emulated PFS: not measured")
-    print_node_targets(agg)
+    print_node_targets(agg, rows)
     print_local_targets(agg, rows)
     e = find(agg, "reread", "local", "edonio")
     if e and e["t_read"]:
