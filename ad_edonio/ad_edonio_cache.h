@@ -205,11 +205,6 @@ int ADIOI_EDONIO_Range_check(ADIO_Offset off, ADIO_Offset len);
 /* Read up to len bytes at off; *got is what the file holds there (less at its end). errno or 0. */
 int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,
                             ADIO_Offset off, ADIO_Offset len, ADIO_Offset *got);
-/*
- * Would a write of [off, off + len) leave a piece in this node's remote segments (a block of an
- * owner this process does not reach that does not go straight to the file)? 1 or 0.
- */
-int ADIOI_EDONIO_Cache_write_waits(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len);
 /* Write len bytes at off; *done: the bytes written before a failure (len on success). errno or 0. */
 int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
                              ADIO_Offset off, ADIO_Offset len, ADIO_Offset *done);

@@ -684,28 +684,6 @@ EDONIO_SYSCALL_PATH int pass_whole(struct edonio_cache *c, struct edonio_stats *
     return 1;
 }
 
-/*
- * Would a write of [off, off + len) leave a piece in this node's remote segments? Pieces of blocks
- * whose owners this process does not reach go straight to the file when the request passes the
- * cache, or are whole blocks of a large request, and the node holds no copy of their block (as
- * pass_whole, write_through and for_pieces decide); any other such piece waits there.
- */
-int ADIOI_EDONIO_Cache_write_waits(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len)
-{
-    ADIO_Offset bs = c->hints.block_size;
-    int pass = passes(c, len);
-    int large = c->hints.direct_threshold > 0 && len >= c->hints.direct_threshold;
-
-    for (int64_t b = off / bs; len > 0 && b <= (off + len - 1) / bs; b++) {
-        if (ADIOI_EDONIO_Node_reaches(c, edonio_owner(b, c->nprocs)))
-            continue;
-        int whole = off <= b * bs && (b + 1) * bs <= off + len;
-        if ((!pass && !(large && whole)) || cached(c, b))
-            return 1;
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------------ reads and writes */
 
 int ADIOI_EDONIO_Range_check(ADIO_Offset off, ADIO_Offset len)

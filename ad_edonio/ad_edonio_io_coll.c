@@ -6,9 +6,7 @@
  * twice more. Across nodes, or with coll_path=exchange, the pieces go to their owners in a
  * collective pass (ad_edonio_coll.c), after the remote segments have delivered what they held (a
  * process's earlier independent writes must not land after this call's); an owner writes back at
- * once the blocks written by processes on other nodes, which read them back from the file. A
- * call in which every such piece would go to the file anyway (whole blocks of large requests,
- * requests that pass the cache: direct_only) needs no exchange: each process writes its own.
+ * once the blocks written by processes on other nodes, which read them back from the file.
  *
  * Reads. Each process reads its pieces through its node (owners' segments, remote segments, the
  * file), as an independent read would, and sees what MPI entitles it to: its own writes, and the
@@ -73,37 +71,6 @@ static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edo
     return err ? err : e;
 }
 
-/*
- * Across nodes: does every process's every piece of another node's block go straight to the file
- * (whole blocks of a large request, a request that passes the cache, no copy on its node)? Then
- * each process puts its pieces in place itself, as on one node, with the same outcome as through
- * the owners: what processes of other nodes wrote is in the file when the call returns (readers
- * elsewhere find it there, without a sync, as on ufs: PnetCDF's tests read so), the rest in its
- * owners' segments; and no exchange. Otherwise a piece would wait in a remote segment until the
- * sync, where through the owners it is written back at once. Collective: one reduction.
- */
-static int direct_only(ADIO_File fd, struct edonio_cache *c, const struct edonio_req *req)
-{
-    ADIO_Offset chunk = ADIOI_EDONIO_Coll_budget(fd);
-    int waits = 0;
-
-    for (int64_t i = 0; i < req->n && !waits; i++) /* memory with gaps goes by chunks (cut) */
-        waits = (req->mem.flat != NULL && req->len[i] > chunk) ||
-                ADIOI_EDONIO_Cache_write_waits(c, req->off[i], req->len[i]);
-    MPI_Allreduce(MPI_IN_PLACE, &waits, 1, MPI_INT, MPI_MAX, fd->comm);
-    return !waits;
-}
-
-/* Each process on its own; across nodes, copies of other nodes' blocks may predate the call. */
-static int write_own_pieces(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req)
-{
-    int err = ADIOI_EDONIO_Req_independent(c, &edonio_handle(fd)->stats,
-                                           ADIOI_EDONIO_Coll_budget(fd), req, 1);
-    if (c->nodes_apart)
-        ADIOI_EDONIO_Cache_forget_remote(c);
-    return err;
-}
-
 static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req)
 {
     struct edonio_stats *st = &edonio_handle(fd)->stats;
@@ -113,11 +80,9 @@ static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *r
         return ADIOI_EDONIO_Locked_io(fd, req, 1);
     if (fd->atomicity) /* through the owners: the exchange's first reduction waits for all */
         return write_through_owners(fd, c, req, c->bypass ? EDONIO_KEEP_NONE : EDONIO_KEEP_ALL);
-    if (cb_disabled(fd, 1))
+    if (cb_disabled(fd, 1) ||
+        (!c->nodes_apart && edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO))
         return ADIOI_EDONIO_Req_independent(c, st, ADIOI_EDONIO_Coll_budget(fd), req, 1);
-    if (edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO &&
-        (!c->nodes_apart || direct_only(fd, c, req)))
-        return write_own_pieces(fd, c, req);
     return write_through_owners(fd, c, req,
                                 c->nodes_apart ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL);
 }

@@ -261,11 +261,6 @@ test_views() {
     # write back at once what other nodes wrote, so that readers elsewhere find it in the file.
     run "coll/views 2-nodes np=4" 4 edonio "${nodes[@]}" -- "$bin/t_views" "$data/views-nodes" \
         test_cases=subarray3d,darray_cyclic,hindexed,vector_mem,zero test_min_rounds=1
-    # Whole blocks and requests that pass the cache (4 KiB blocks, write-through from 4 KiB) go
-    # to the file anyway: each process writes its own, no exchange (romio_edonio_coll_path=auto).
-    run "coll/views 2-nodes direct np=4" 4 edonio "${nodes[@]}" -- "$bin/t_views" \
-        "$data/views-nodes" test_cases=big,at_all test_mib=1 test_max_rounds=0 \
-        romio_edonio_block_size=4096 romio_edonio_write_through=4096
     # Many rounds: 2 MiB per rank through 64 KiB of collective buffer; every rank must have taken
     # part in at least 32 rounds (romio_edonio_stats_coll_rounds). Rounds are the exchange's: on
     # one node the default path (romio_edonio_coll_path=auto) places the pieces directly, in no
