@@ -173,6 +173,14 @@ def write_close(a):
     return a["t_write"] - (a["t_wopen"] or 0) if a else None
 
 
+def both_phases(rows, u, e, case, fs, n):
+    """ufs/edonio of the write and the read phase: the ratios of the medians, pair by pair
+    (paired), and the one that decides (pair by pair where there are 5 pairs or more)."""
+    rs = [ratio(u[ph], e[ph]) for ph in ("t_write", "t_read")]
+    ps = [paired(rows, case, fs, n, ph) for ph in ("t_write", "t_read")]
+    return rs, ps, [(p[0] if p else r) for p, r in zip(ps, rs)]
+
+
 def print_node_targets(agg, rows):
     """Issue 11: the emulated PFS on 2 simulated nodes against ufs and against one node; issue
     13's records case: the cold first pass and 4 nodes against one."""
@@ -202,10 +210,7 @@ def print_node_targets(agg, rows):
         if a["case"].startswith("ior-") and a["driver"] == "ufs" and "+" in a["fs"]:
             e = find(agg, a["case"], a["fs"], "edonio", a["nprocs"])
             if e:
-                rs = [ratio(a[ph], e[ph]) for ph in ("t_write", "t_read")]
-                ps = [paired(rows, a["case"], a["fs"], a["nprocs"], ph)
-                      for ph in ("t_write", "t_read")]
-                ok = [(p[0] if p else r) for p, r in zip(ps, rs)]
+                rs, ps, ok = both_phases(rows, a, e, a["case"], a["fs"], a["nprocs"])
                 print("  %s on %s, %d ranks: ufs/edonio write %s, read %s; pair by pair write %s, "
                       "read %s (as on one node, >= 0.9: %s)" % (
                           a["case"], a["fs"], a["nprocs"], fmt_r(rs[0]), fmt_r(rs[1]),
@@ -234,9 +239,7 @@ def print_local_targets(agg, rows):
         for n in (4, 2):
             u, e = find(agg, case, "local", "ufs", n), find(agg, case, "local", "edonio", n)
             if u and e:
-                rs = [ratio(u[ph], e[ph]) for ph in ("t_write", "t_read")]
-                ps = [paired(rows, case, "local", n, ph) for ph in ("t_write", "t_read")]
-                ok = [(p[0] if p else r) for p, r in zip(ps, rs)]
+                rs, ps, ok = both_phases(rows, u, e, case, "local", n)
                 spans = [p for p in ps if p and p[1] < target <= p[2]]
                 print("  %s on local disk, %d ranks: ufs/edonio write %s, read %s; pair by pair "
                       "write %s, read %s (target >= %.1f: %s%s)" % (

@@ -42,8 +42,7 @@
  * Options: test_cases=A,B (the cases to run) test_mib=3 (big: MiB per rank) test_presize=1
  * (0: do not set the file's size before darray_block and sparse, see below) test_verbose=1
  * (time per case) test_min_rounds=N (edonio: after each collective write, this process's
- * romio_edonio_stats_coll_rounds must be at least N) test_max_rounds=N (at most N; -1, the
- * default, checks nothing) test_atomic=1 (every handle in atomic mode).
+ * romio_edonio_stats_coll_rounds must be at least N) test_atomic=1 (every handle in atomic mode).
  */
 #include "coll_test.h"
 
@@ -773,13 +772,6 @@ static void run_case(int c, const char *base)
         CT_CHECK(rounds >= want, "%s: the collective write took %lld rounds "
                  "(romio_edonio_stats_coll_rounds), expected at least %lld", cases[c].name,
                  rounds, want);
-    }
-    if (ct_opt_ll("max_rounds", -1) >= 0) {
-        long long rounds = ct_stat(fh, "coll_rounds"), most = ct_opt_ll("max_rounds", -1);
-        CT_CHECK(rounds <= most,
-                 "%s: the collective write took %lld rounds "
-                 "(romio_edonio_stats_coll_rounds), expected at most %lld",
-                 cases[c].name, rounds, most);
     }
     ct_sync(fh);
     snprintf(what, sizeof(what), "%s, same handle", cases[c].name);
