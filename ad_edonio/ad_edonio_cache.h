@@ -85,6 +85,12 @@ struct edonio_cache {
                                 * byte-range locks then, so write-backs take none of their own */
     int no_locks;              /* the file system refused a byte-range lock: write-backs go
                                 * unlocked, and never as spans */
+    int took_peer_slot;        /* this process put a block in a node peer's segment since it
+                                * last answered ADIOI_EDONIO_Cache_may_hold, or entered a
+                                * collective flush */
+    int wrote_peer_remote;     /* this process wrote into a node peer's remote segment since
+                                * it last answered ADIOI_EDONIO_Cache_may_deliver, or entered a
+                                * collective flush */
     ADIO_Offset fits;          /* the file system can hold a file this long (checked) */
     struct edonio_node node;
     unsigned char *fetch_buf;  /* one block: bytes on their way between the file and a slot */
@@ -205,6 +211,28 @@ int ADIOI_EDONIO_Range_check(ADIO_Offset off, ADIO_Offset len);
 /* Read up to len bytes at off; *got is what the file holds there (less at its end). errno or 0. */
 int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,
                             ADIO_Offset off, ADIO_Offset len, ADIO_Offset *got);
+/*
+ * Would a write of [off, off + len) go straight to the file, every piece of it (the request passes
+ * the cache, or it covers whole blocks only and is large enough to move them directly), were none
+ * of its blocks cached on this node? 1 or 0.
+ */
+int ADIOI_EDONIO_Cache_write_direct(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len);
+/*
+ * May a segment hold a block, as far as this process can tell? 1 when its own or its remote
+ * segment holds one now, or when it put a block in a node peer's segment since it last answered
+ * or entered a collective flush (the peer may have looked at its segments before that). Asked of
+ * every process of the cache once all are in a collective call, 0 everywhere means that no
+ * segment holds a block: what a process put in a peer's segment before its last answer (or
+ * flush), the peer sees in its own now.
+ */
+int ADIOI_EDONIO_Cache_may_hold(struct edonio_cache *c);
+/*
+ * May a delivery find dirty bytes in a remote segment? 1 when this process's remote segment holds
+ * some now, or when it wrote into a node peer's remote segment since it last answered or entered a
+ * collective flush. Asked as ADIOI_EDONIO_Cache_may_hold is, 0 everywhere means that no remote
+ * segment holds a dirty byte; a 1 anywhere must be followed by a delivery in the same call.
+ */
+int ADIOI_EDONIO_Cache_may_deliver(struct edonio_cache *c);
 /* Write len bytes at off; *done: the bytes written before a failure (len on success). errno or 0. */
 int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
                              ADIO_Offset off, ADIO_Offset len, ADIO_Offset *done);

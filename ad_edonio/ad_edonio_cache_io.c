@@ -292,6 +292,9 @@ static int32_t take_slot(struct edonio_cache *c, struct edonio_segment *seg, int
         edonio_remove(seg, slot);
         slot = EDONIO_NO_SLOT;
     }
+    if (slot != EDONIO_NO_SLOT && seg != ADIOI_EDONIO_Node_own(c) &&
+        seg != ADIOI_EDONIO_Node_remote(c))
+        c->took_peer_slot = 1; /* ADIOI_EDONIO_Cache_may_hold */
     return slot;
 }
 
@@ -359,6 +362,9 @@ static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
         return EDONIO_NO_SLOT;
     }
     struct edonio_slot *s = edonio_slot_at(seg, slot);
+    if (seg != ADIOI_EDONIO_Node_remote(c) &&
+        !ADIOI_EDONIO_Node_reaches(c, edonio_owner(block, c->nprocs)))
+        c->wrote_peer_remote = 1;           /* ADIOI_EDONIO_Cache_may_deliver */
     if (edonio_dirty_add(s, lo, hi) != 0) { /* extents full: write them back first */
         if ((*err = write_back(c, st, seg, slot)) != 0)
             return EDONIO_NO_SLOT;
@@ -682,6 +688,40 @@ EDONIO_SYSCALL_PATH int pass_whole(struct edonio_cache *c, struct edonio_stats *
     for (int64_t b = first; b <= last; b++)
         settle_written(c, b);
     return 1;
+}
+
+int ADIOI_EDONIO_Cache_write_direct(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len)
+{
+    ADIO_Offset bs = c->hints.block_size;
+    int large = c->hints.direct_threshold > 0 && len >= c->hints.direct_threshold;
+
+    /* passes whole (pass_whole), or every block whole and moved directly (for_pieces) */
+    return len <= 0 || passes(c, len) || (large && off % bs == 0 && (off + len) % bs == 0);
+}
+
+static int holds_any(struct edonio_segment *seg)
+{
+    ADIOI_EDONIO_Node_lock(seg);
+    int n = seg->nused;
+
+    ADIOI_EDONIO_Node_release(seg);
+    return n > 0;
+}
+
+int ADIOI_EDONIO_Cache_may_hold(struct edonio_cache *c)
+{
+    int held = c->took_peer_slot;
+
+    c->took_peer_slot = 0;
+    return held || holds_any(ADIOI_EDONIO_Node_own(c)) || holds_any(ADIOI_EDONIO_Node_remote(c));
+}
+
+int ADIOI_EDONIO_Cache_may_deliver(struct edonio_cache *c)
+{
+    int wrote = c->wrote_peer_remote;
+
+    c->wrote_peer_remote = 0;
+    return wrote || ADIOI_EDONIO_Cache_remote_dirty(c);
 }
 
 /* ------------------------------------------------------------------ reads and writes */

@@ -6,7 +6,9 @@
  * twice more. Across nodes, or with coll_path=exchange, the pieces go to their owners in a
  * collective pass (ad_edonio_coll.c), after the remote segments have delivered what they held (a
  * process's earlier independent writes must not land after this call's); an owner writes back at
- * once the blocks written by processes on other nodes, which read them back from the file.
+ * once the blocks written by processes on other nodes, which read them back from the file. A
+ * call across nodes in which every piece goes to the file anyway, and no segment anywhere holds a
+ * block, needs no exchange: each process writes its own (plan_write).
  *
  * Reads. Each process reads its pieces through its node (owners' segments, remote segments, the
  * file), as an independent read would, and sees what MPI entitles it to: its own writes, and the
@@ -53,14 +55,14 @@ static void finish(ADIO_File fd, struct edonio_cache *c, const char *myname, int
     ADIOI_EDONIO_Size_max(c, all_end);
 }
 
-/* A write pass through the owners: delivery first, then this call's pieces. */
+/* A write pass through the owners: the delivery first ('deliver'), then this call's pieces. */
 static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req,
-                                enum edonio_coll_keep keep)
+                                enum edonio_coll_keep keep, int deliver)
 {
     struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_WRITE, keep);
     int err = 0, e;
 
-    if (c->nodes_apart)
+    if (deliver)
         err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1);
     if (fd->atomicity && edonio_handle(fd)->hints.atomicity == EDONIO_ATOMIC_GRAPH_COLORING)
         e = ADIOI_EDONIO_Coloured_write(&pass, req);
@@ -71,20 +73,66 @@ static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edo
     return err ? err : e;
 }
 
+/* How a collective write across nodes goes (plan_write). */
+struct write_plan {
+    int direct;  /* each process writes its own pieces, as on one node */
+    int deliver; /* else: a remote segment may hold dirty bytes, delivered first */
+};
+
+/*
+ * Across nodes, coll_path=auto: may each process write its own pieces, as on one node? Yes when
+ * every piece of every process goes straight to the file (requests that pass the cache, large
+ * requests of whole blocks: ADIOI_EDONIO_Cache_write_direct) and no segment of any process holds a
+ * block (ADIOI_EDONIO_Cache_may_hold). Then everything the call wrote is in the file when it
+ * returns, and no copy anywhere predates it: every process reads it at once, without a sync, as on
+ * ufs. That is all a pass through the owners shows, and more: there what processes of other nodes
+ * wrote into a block is in the file (its owner writes it back at once, with the rest of the
+ * block's dirty bytes), and what a node wrote into its own blocks is only in their owners'
+ * segments. PnetCDF's tests read other processes' data after a collective write without a sync.
+ * Otherwise a piece would stay in a segment (a remote one until the sync: unseen by the owner's
+ * node), or a cached copy would go stale (its node's reads would return the old bytes), or an
+ * earlier write waiting in a remote segment would be delivered over this call's: the call goes
+ * through the owners, after a delivery unless no remote segment holds a dirty byte
+ * (ADIOI_EDONIO_Cache_may_deliver). Collective: one MPI_Allreduce, which is also what makes the
+ * processes' answers cover every segment (ad_edonio_cache.h). Pieces of two processes that overlap
+ * in one call conflict (MPI-3.1 13.6.1): through the owners the higher rank's win, here the later
+ * write's, as on ufs.
+ */
+static struct write_plan plan_write(ADIO_File fd, struct edonio_cache *c,
+                                    const struct edonio_req *req)
+{
+    ADIO_Offset chunk = ADIOI_EDONIO_Coll_budget(fd);
+    int mine[2] = {ADIOI_EDONIO_Cache_may_hold(c), ADIOI_EDONIO_Cache_may_deliver(c)}, all[2];
+
+    for (int64_t i = 0; i < req->n && !mine[0]; i++) /* memory with gaps goes by chunks */
+        mine[0] = (req->mem.flat != NULL && req->len[i] > chunk) ||
+                  !ADIOI_EDONIO_Cache_write_direct(c, req->off[i], req->len[i]);
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, fd->comm);
+    return (struct write_plan){!all[0] && !all[1], all[1]};
+}
+
 static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req)
 {
     struct edonio_stats *st = &edonio_handle(fd)->stats;
+    ADIO_Offset budget = ADIOI_EDONIO_Coll_budget(fd);
     enum edonio_atomicity method = edonio_handle(fd)->hints.atomicity;
+    int coll_auto = edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO;
 
     if (fd->atomicity && method == EDONIO_ATOMIC_LOCKING)
         return ADIOI_EDONIO_Locked_io(fd, req, 1);
     if (fd->atomicity) /* through the owners: the exchange's first reduction waits for all */
-        return write_through_owners(fd, c, req, c->bypass ? EDONIO_KEEP_NONE : EDONIO_KEEP_ALL);
-    if (cb_disabled(fd, 1) ||
-        (!c->nodes_apart && edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO))
-        return ADIOI_EDONIO_Req_independent(c, st, ADIOI_EDONIO_Coll_budget(fd), req, 1);
-    return write_through_owners(fd, c, req,
-                                c->nodes_apart ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL);
+        return write_through_owners(fd, c, req, c->bypass ? EDONIO_KEEP_NONE : EDONIO_KEEP_ALL,
+                                    c->nodes_apart);
+    if (cb_disabled(fd, 1) || (coll_auto && !c->nodes_apart))
+        return ADIOI_EDONIO_Req_independent(c, st, budget, req, 1);
+    if (!c->nodes_apart) /* coll_path=exchange on one node */
+        return write_through_owners(fd, c, req, EDONIO_KEEP_ALL, 0);
+    struct write_plan plan = {0, 1};
+    if (coll_auto)
+        plan = plan_write(fd, c, req);
+    if (plan.direct)
+        return ADIOI_EDONIO_Req_independent(c, st, budget, req, 1);
+    return write_through_owners(fd, c, req, EDONIO_KEEP_REACHED, plan.deliver);
 }
 
 void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,

@@ -29,6 +29,10 @@
 #   t_random          random writes, reads, syncs, set_info rebuilds and read-only opens through a
 #                     world handle and an MPI_COMM_SELF handle sharing its cache, against a model;
 #                     and with a read-only world handle opened first (each handle its own cache)
+#   t_coll_direct     collective writes across nodes that each process makes itself (every piece
+#                     to the file anyway, no segment holding a block: no exchange round), and
+#                     those that must go through the owners (an owner's cached copy, an earlier
+#                     write waiting in a remote segment); everyone's bytes read at once, no sync
 #   t_consistency     MPI's consistency rules, on which the deferrals rest: own writes without sync,
 #                     sync-barrier-sync, close and reopen, exact write-back against a direct write,
 #                     a collective write read back at once, independent-then-collective order,
@@ -51,7 +55,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 mpi_test_setup "$@"
 
 programs="t_sleeping_owner t_gaps t_size t_sparse t_evict t_remote t_preload t_hints
-    t_wronly_noread t_reuse t_direct t_consistency t_random t_fragments t_whole t_pass"
+    t_wronly_noread t_reuse t_direct t_consistency t_random t_fragments t_whole t_pass
+    t_coll_direct"
 
 build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
@@ -252,6 +257,31 @@ test_random_ro_first() {
         test_seed=10 "$ro" romio_edonio_shared_memory=false romio_edonio_write_back=span
 }
 
+# Collective writes across nodes, each process its own pieces or through the owners. Also with
+# write_through=0: whole blocks of large requests (direct_threshold=8192) go direct, on 2 nodes of
+# one process and of two (cb_buffer_size=4096: memory with gaps goes by 4 KiB pieces, too small to
+# go direct); smaller requests stay in the cache, so through the owners (test_direct=0). How each
+# part was seen to fail: t_coll_direct.c's header.
+test_coll_direct() {
+    local whole=(romio_edonio_write_through=0 romio_edonio_direct_threshold=8192
+        cb_buffer_size=4096)
+    run_all_np t_coll_direct 1
+    run_mpi "cache/coll_direct whole-blocks 2-nodes np=4" "$work/coll_direct-whole.log" 4 \
+        "${edonio[@]}" "${nodes[@]}" -- "$bin/t_coll_direct" "$data/coll_direct-whole" \
+        "${whole[@]}"
+    run_2x2 "cache/coll_direct whole-blocks 2x2-nodes np=4" "$work/coll_direct-whole-2x2.log" \
+        "$bin/t_coll_direct" "$data/coll_direct-whole-2x2" "${whole[@]}"
+    run_mpi "cache/coll_direct write_through=0 2-nodes np=4" "$work/coll_direct-wt0.log" 4 \
+        "${edonio[@]}" "${nodes[@]}" -- "$bin/t_coll_direct" "$data/coll_direct-wt0" \
+        romio_edonio_write_through=0 test_direct=0
+    # Three nodes of 1, 1 and 2 processes: case 4, a process late to the call with a block in its
+    # node peer's remote segment.
+    local prog=("$bin/t_coll_direct" "$data/coll_direct-112")
+    run_mpi "cache/coll_direct 1+1+2-nodes np=4" "$work/coll_direct-112.log" 1 "${edonio[@]}" \
+        MPIR_CVAR_NUM_CLIQUES=3 -- -env EDONIO_TEST_NODE a "${prog[@]}" : \
+        -n 1 -env EDONIO_TEST_NODE b "${prog[@]}" : -n 2 -env EDONIO_TEST_NODE c "${prog[@]}"
+}
+
 build
 test_sleeping_owner
 run_all_np t_gaps 1
@@ -293,6 +323,7 @@ run_mpi "cache/pass write_through=0 np=2" "$work/pass-wt0.log" 2 "${edonio[@]}" 
 # span: every write that passes takes the byte-range lock (fs_locks), exact (auto here) none
 run_mpi "cache/pass write_back=span np=2" "$work/pass-span.log" 2 "${edonio[@]}" -- \
     "$bin/t_pass" "$data/pass-span" romio_edonio_write_back=span
+test_coll_direct
 test_consistency
 test_random
 summary
