@@ -32,7 +32,9 @@
 #   t_coll_direct     collective writes across nodes that each process makes itself (every piece
 #                     to the file anyway, no segment holding a block: no exchange round), and
 #                     those that must go through the owners (an owner's cached copy, an earlier
-#                     write waiting in a remote segment); everyone's bytes read at once, no sync
+#                     write waiting in a remote segment, a process late with a block in its
+#                     peer's segments, a small piece beside a large one, memory with gaps);
+#                     everyone's bytes read at once, no sync
 #   t_consistency     MPI's consistency rules, on which the deferrals rest: own writes without sync,
 #                     sync-barrier-sync, close and reopen, exact write-back against a direct write,
 #                     a collective write read back at once, independent-then-collective order,
