@@ -508,10 +508,14 @@ int ADIOI_EDONIO_Node_enter_flush(struct edonio_node *n)
     return 1;
 }
 
-/* Which of the node's remote segments keeps a block owned elsewhere: spread by the block. */
+/*
+ * Which of the node's remote segments keeps a block owned elsewhere: spread by the block. From the
+ * hash's high bits: its low ones are the block's own (mix multiplies), so with a power-of-two node
+ * size that divides P every block of one owner would go to one segment.
+ */
 static int remote_holder(const struct edonio_node *n, int64_t block)
 {
-    return (int)(mix(0, (uint64_t)block) % (uint64_t)n->n);
+    return (int)((mix(0, (uint64_t)block) >> 32) % (uint64_t)n->n);
 }
 
 struct edonio_segment *ADIOI_EDONIO_Node_segment(struct edonio_cache *c, int64_t block)

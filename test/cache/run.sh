@@ -11,7 +11,8 @@
 #   t_size            get_size before sync; set_size shrinking and growing; preallocate
 #   t_sparse          data past 5 GiB
 #   t_evict           a file 4 times the aggregate cache: evictions and write-backs
-#   t_remote          this node's copies of other nodes' blocks (statistics)
+#   t_remote          this node's copies of other nodes' blocks (statistics); one owner's blocks
+#                     spread over the node's remote segments (2x2)
 #   t_fragments       many small pieces of a block from several writers: few file-system writes
 #                     (write_back=span), or no byte-range lock (exact)
 #   t_preload         romio_edonio_preload (statistics: no misses)

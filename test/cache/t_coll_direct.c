@@ -39,8 +39,8 @@
  * pieces of other nodes' blocks counted (the rule first built), "mixed, at once" (rank 0's bytes
  * not in the file); without the check of memory with gaps, "strided, at once" in the whole-blocks
  * runs (4 KiB pieces waiting in remote segments); with no slot taken in a peer's segment counted,
- * "late read, round 7" (a remote segment) and "late read, round 8" (the peer's own); with no write
- * into a peer's remote segment counted, "late write, round 4" (delivered at the sync, over the
+ * "late read, round 0" (a remote segment) and "late read, round 8" (the peer's own); with no write
+ * into a peer's remote segment counted, "late write, round 3" (delivered at the sync, over the
  * collective's bytes); with the count not cleared at a collective flush, "owner, after the sync"
  * at 2x2 (a round where none was needed).
  */

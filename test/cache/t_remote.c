@@ -68,10 +68,12 @@ static void passes(const char *filename, MPI_Info info, int amode, const unsigne
     struct counters c2 = counters(fh);
 
     long long hits1 = c1.remote_hits - c0.remote_hits, hits2 = c2.remote_hits - c1.remote_hits;
-    long long reads1 = ct_sum(c1.fs_reads - c0.fs_reads), reads2 = ct_sum(c2.fs_reads - c1.fs_reads);
+    long long reads1 = ct_sum(c1.fs_reads - c0.fs_reads),
+              reads2 = ct_sum(c2.fs_reads - c1.fs_reads);
     long long per_pass = through ? nblocks * ct_nprocs : 0;
     if (ct_rank == 0)
-        printf("read_fill=%s, %s: %lld blocks on %d nodes; reads from the file system: first pass %lld, second "
+        printf("read_fill=%s, %s: %lld blocks on %d nodes; reads from the file system: first pass "
+               "%lld, second "
                "pass %lld (sums); rank 0's remote hits: first pass %lld, second pass %lld\n",
                fill, amode == MPI_MODE_RDONLY ? "read-only" : "read-write", nblocks, nnodes, reads1,
                reads2, hits1, hits2);
@@ -89,6 +91,47 @@ static void passes(const char *filename, MPI_Info info, int amode, const unsigne
              through ? "every block, every rank" : "one per block and node");
     CT_CHECK(ct_rank != 0 || reads2 == per_pass,
              "second pass: %lld reads from the file system, expected %lld", reads2, per_pass);
+    CT_MPI(MPI_File_close(&fh));
+    free(node);
+}
+
+/*
+ * The blocks of one owner on another node that a process writes are spread over its node's remote
+ * segments, not all kept in one: when the last rank shares its node, it writes 100 bytes into each
+ * of 16 blocks of rank 0 (on another node), and at the sync every process of its node delivers
+ * some of them (romio_edonio_stats_delivered). Seen to fail with the segment chosen by the low bits
+ * of the block's hash (ad_edonio_node.c, remote_holder), which are the block's own: every block of
+ * one owner went to one process's remote segment, the others delivered nothing.
+ */
+static void spread(const char *filename, MPI_Info info, long long bs)
+{
+    int nnodes, *node = ct_nodes(&nnodes), writer = ct_nprocs - 1, peers = 0;
+    unsigned char rec[100];
+    MPI_File fh;
+
+    for (int r = 0; r < ct_nprocs; r++)
+        peers += node[r] == node[writer];
+    if (peers < 2 || node[0] == node[writer]) {
+        free(node);
+        return; /* needs rank 0 on another node than the last rank, which has a peer */
+    }
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDWR, info, &fh));
+    long long before = ct_stat(fh, "delivered");
+    if (ct_rank == writer)
+        for (int k = 0; k < 16; k++) {
+            long long off = (long long)k * ct_nprocs * bs + 10; /* block k P: rank 0's */
+            memset(rec, k, sizeof(rec));
+            ct_write_at(fh, off, rec, sizeof(rec), "spread");
+        }
+    ct_sync(fh);
+    long long delivered = ct_stat(fh, "delivered") - before;
+    CT_CHECK(node[ct_rank] != node[writer] || delivered > 0,
+             "spread: this process's remote segment delivered none of the 16 blocks of rank 0 "
+             "that rank %d, on its node, wrote (delivered %lld bytes)",
+             writer, delivered);
+    long long total = ct_sum(delivered);
+    CT_CHECK(ct_rank != 0 || total == 16 * (long long)sizeof(rec),
+             "spread: %lld bytes delivered in all, expected %d", total, 16 * (int)sizeof(rec));
     CT_MPI(MPI_File_close(&fh));
     free(node);
 }
@@ -120,6 +163,7 @@ int main(int argc, char **argv)
 
     passes(filename, info, MPI_MODE_RDONLY, want, bs, size, nblocks);
     passes(filename, info, MPI_MODE_RDWR, want, bs, size, nblocks);
+    spread(filename, info, bs);
     MPI_Info_free(&info);
     free(want);
     return ct_finish();
