@@ -125,11 +125,10 @@ static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *r
                                     c->nodes_apart);
     if (cb_disabled(fd, 1) || (coll_auto && !c->nodes_apart))
         return ADIOI_EDONIO_Req_independent(c, st, budget, req, 1);
-    if (!c->nodes_apart) /* coll_path=exchange on one node */
-        return write_through_owners(fd, c, req, EDONIO_KEEP_ALL, 0);
-    struct write_plan plan = {0, 1};
-    if (coll_auto)
-        plan = plan_write(fd, c, req);
+    if (!coll_auto) /* coll_path=exchange: across nodes, the owners keep their nodes' pieces */
+        return write_through_owners(
+            fd, c, req, c->nodes_apart ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL, c->nodes_apart);
+    struct write_plan plan = plan_write(fd, c, req);
     if (plan.direct)
         return ADIOI_EDONIO_Req_independent(c, st, budget, req, 1);
     return write_through_owners(fd, c, req, EDONIO_KEEP_REACHED, plan.deliver);

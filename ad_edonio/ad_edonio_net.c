@@ -50,7 +50,7 @@ int ADIOI_EDONIO_Cache_remote_dirty(struct edonio_cache *c)
     int dirty = 0;
 
     ADIOI_EDONIO_Node_lock(seg);
-    for (int32_t i = 0; i < seg->nhigh && !dirty; i++)
+    for (int32_t i = 0; seg->nused > 0 && i < seg->nhigh && !dirty; i++) /* empty: no scan */
         dirty = edonio_slot_at(seg, i)->block >= 0 && edonio_slot_at(seg, i)->ndirty > 0;
     ADIOI_EDONIO_Node_release(seg);
     return dirty;

@@ -50,15 +50,10 @@
 
 enum { BS = 4096, CH = 2 * BS, NCH = 6, REGION = NCH * CH };
 
-static unsigned char byte_of(long long off, int version)
-{
-    return ct_pattern(off, version);
-}
-
 static void fill(unsigned char *buf, long long off, long long len, int version)
 {
     for (long long k = 0; k < len; k++)
-        buf[k] = byte_of(off + k, version);
+        buf[k] = ct_pattern(off + k, version);
 }
 
 static MPI_File open_with(const char *filename, int amode, const char *read_fill)
@@ -185,12 +180,12 @@ static void case_owner(const char *filename, int *version)
 /* Rank 0's block 0: written by 'pending' (independently), then by 'writer' (collectively). */
 static void case_pending(const char *filename, int *version)
 {
-    int *node = node_of, pending = ct_nprocs - 1, writer = -1;
+    int pending = ct_nprocs - 1, writer = -1;
     unsigned char *buf = malloc(REGION);
     long long before;
 
     for (int r = ct_nprocs - 1; r > 0 && writer < 0; r--)
-        if (node[r] != node[0] && node[r] != node[pending])
+        if (node_of[r] != node_of[0] && node_of[r] != node_of[pending])
             writer = r;
     if (writer < 0)
         writer = pending;
