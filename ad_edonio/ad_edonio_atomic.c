@@ -41,8 +41,9 @@ static void send_lists(MPI_Comm comm, int tag, const int *peer, const int *first
     if (out == NULL)
         MPI_Abort(comm, 1);
     for (int g = 0; g < ngroups; g++)
-        out[g] = (struct edonio_msg){peer[g], 0, (MPI_Count)(first[g + 1] - first[g]) * sizeof(int),
-                                     (char *)(list + first[g])};
+        out[g] = (struct edonio_msg){.peer = peer[g],
+                                     .bytes = (MPI_Count)(first[g + 1] - first[g]) * sizeof(int),
+                                     .data = (char *)(list + first[g])};
     ADIOI_EDONIO_Sparse_exchange(comm, tag, out, ngroups, in, nin);
     free(out);
 }

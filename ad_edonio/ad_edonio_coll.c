@@ -22,6 +22,11 @@
  * receives nothing for the owners it has nothing for, so a round costs O(partners + log P), not
  * ROMIO two-phase's all-to-all of counts; sizes are MPI_Count (more than 2 GiB per message). The
  * cutting and the window are ad_edonio_plan.c's, which perf/scale runs for 65,536 processes.
+ *
+ * A write's message to another owner with enough bytes in large enough pieces goes from where they
+ * lie (the program's contiguous buffer, a remote segment's slots: a datatype of their addresses,
+ * send_prepare), not copied into a send buffer first: at a delivery that copy, into memory touched
+ * for the first time, cost as much as the transfer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -191,7 +196,11 @@ void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_ms
         MPI_Abort(comm, 1);
     for (int k = 0; k < nout; k++) {
         if (out[k].peer == rank) /* delivered in place */
-            msgs_push(in, nin, &cap, (struct edonio_msg){rank, 0, out[k].bytes, out[k].data}, comm);
+            msgs_push(in, nin, &cap,
+                      (struct edonio_msg){.peer = rank, .bytes = out[k].bytes, .data = out[k].data},
+                      comm);
+        else if (out[k].typed)
+            MPI_Issend_c(MPI_BOTTOM, 1, out[k].type, out[k].peer, tag, comm, &req[nreq++]);
         else
             MPI_Issend_c(out[k].data, out[k].bytes, MPI_BYTE, out[k].peer, tag, comm, &req[nreq++]);
     }
@@ -207,7 +216,10 @@ void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_ms
             if (data == NULL)
                 MPI_Abort(comm, 1);
             MPI_Mrecv_c(data, bytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
-            msgs_push(in, nin, &cap, (struct edonio_msg){st.MPI_SOURCE, 1, bytes, data}, comm);
+            msgs_push(
+                in, nin, &cap,
+                (struct edonio_msg){.peer = st.MPI_SOURCE, .own = 1, .bytes = bytes, .data = data},
+                comm);
         } else if (!sent) {
             MPI_Testall(nreq, req, &sent, MPI_STATUSES_IGNORE);
             if (sent)
@@ -250,6 +262,9 @@ struct round {
 
 static void round_clear(struct round *r)
 {
+    for (int g = 0; r->out != NULL && g < r->nout; g++)
+        if (r->out[g].typed)
+            MPI_Type_free(&r->out[g].type);
     free(r->key);
     free(r->pos);
     free(r->out);
@@ -315,7 +330,7 @@ static int round_messages(struct round *r, int with_data)
     for (int64_t j = 0; j < r->n; j++) { /* the groups, and each message's size */
         int64_t k = (int64_t)(r->key[j] & 0xffffffffu);
         if (j == 0 || r->owner[k] != r->out[r->nout - 1].peer)
-            r->out[r->nout++] = (struct edonio_msg){r->owner[k], 0, sizeof(int64_t), NULL};
+            r->out[r->nout++] = (struct edonio_msg){.peer = r->owner[k], .bytes = sizeof(int64_t)};
         r->out[r->nout - 1].bytes += 2 * sizeof(int64_t) + (with_data ? r->piece[2 * k + 1] : 0);
         size += 2 * sizeof(int64_t) + (with_data ? r->piece[2 * k + 1] : 0);
     }
@@ -348,6 +363,140 @@ static void pack(struct edonio_req *req, struct round *r, char *buf, int to_mem)
 {
     for (int64_t k = 0; k < r->n; k++)
         ADIOI_EDONIO_Mem_copy(&req->mem, buf + r->pos[k], r->piece[2 * k + 1], to_mem);
+}
+
+/* A message to another owner whose pieces average at least this many bytes goes from where they
+ * lie (the program's contiguous buffer, or the remote segment's slots), not copied into sbuf. */
+enum { IN_PLACE_PIECE = 4096, IN_PLACE_MIN = 65536 };
+
+/* The runs of memory of the typed messages' pieces, in stream order: piece k's are
+ * [first[k], first[k + 1]). */
+struct runs {
+    MPI_Count *disp, *len;
+    int64_t n, cap, *first;
+};
+
+static int runs_add(struct runs *u, char *at, ADIO_Offset len)
+{
+    if (u->n == u->cap) {
+        int64_t cap = u->cap ? 2 * u->cap : 256;
+        MPI_Count *d = realloc(u->disp, (size_t)cap * sizeof(*d));
+        MPI_Count *l = d ? realloc(u->len, (size_t)cap * sizeof(*l)) : NULL;
+        if (d != NULL)
+            u->disp = d;
+        if (l == NULL)
+            return 0;
+        u->len = l;
+        u->cap = cap;
+    }
+    MPI_Aint a;
+    MPI_Get_address(at, &a);
+    u->disp[u->n] = (MPI_Count)a;
+    u->len[u->n++] = len;
+    return 1;
+}
+
+/* Piece k's runs of memory, recorded rather than copied. */
+static int runs_piece(struct edonio_mem *m, struct runs *u, ADIO_Offset n)
+{
+    while (n > 0) {
+        ADIO_Offset room;
+        char *at = mem_next(m, n, &room);
+        if (!runs_add(u, at, room))
+            return 0;
+        n -= room;
+        m->in_blk += room;
+    }
+    return 1;
+}
+
+/* A typed message: its header (at out->data), then its pieces' runs in group order. */
+static int type_message(struct round *r, struct runs *u, struct edonio_msg *out, int64_t j0,
+                        int64_t j1, MPI_Count hdr)
+{
+    int64_t nb = 1;
+    for (int64_t j = j0; j < j1; j++) {
+        int64_t k = (int64_t)(r->key[j] & 0xffffffffu);
+        nb += u->first[k + 1] - u->first[k];
+    }
+    MPI_Count *disp = malloc((size_t)nb * sizeof(*disp)), *len = malloc((size_t)nb * sizeof(*len));
+    MPI_Aint a;
+    int ok = disp != NULL && len != NULL;
+    if (ok) {
+        MPI_Get_address(out->data, &a);
+        disp[0] = (MPI_Count)a;
+        len[0] = hdr;
+        nb = 1;
+        for (int64_t j = j0; j < j1; j++) {
+            int64_t k = (int64_t)(r->key[j] & 0xffffffffu);
+            for (int64_t i = u->first[k]; i < u->first[k + 1]; i++) {
+                if (disp[nb - 1] + len[nb - 1] == u->disp[i]) { /* adjacent: one run */
+                    len[nb - 1] += u->len[i];
+                    continue;
+                }
+                disp[nb] = u->disp[i];
+                len[nb++] = u->len[i];
+            }
+        }
+        ok = MPI_Type_create_hindexed_c(nb, len, disp, MPI_BYTE, &out->type) == MPI_SUCCESS &&
+             MPI_Type_commit(&out->type) == MPI_SUCCESS;
+        out->typed = ok;
+    }
+    free(disp);
+    free(len);
+    return ok;
+}
+
+/*
+ * A write round's data: the pieces of messages to other owners that are large enough are sent
+ * from where they lie (a datatype of their addresses), the others copied into sbuf after their
+ * headers. 0: no memory.
+ */
+static int send_prepare(struct edonio_req *req, struct round *r, int me)
+{
+    struct runs u = {0};
+    int64_t j = 0, any = 0;
+    int ok = 1;
+
+    for (int g = 0; g < r->nout; g++) { /* which groups are typed: their pieces' pos is -1 */
+        int64_t j0 = j, count = 0;
+        for (; j < r->n && (int)(r->key[j] >> 32) == r->out[g].peer; j++)
+            count++;
+        MPI_Count data = r->out[g].bytes - (MPI_Count)((1 + 2 * count) * sizeof(int64_t));
+        if (r->out[g].peer != me && req->mem.flat == NULL && data >= IN_PLACE_MIN &&
+            data / count >= IN_PLACE_PIECE) {
+            any = 1;
+            for (int64_t i = j0; i < j; i++)
+                r->pos[r->key[i] & 0xffffffffu] = -1;
+        }
+    }
+    if (!any) {
+        pack(req, r, r->sbuf, 0);
+        return 1;
+    }
+    if ((u.first = malloc(((size_t)r->n + 1) * sizeof(*u.first))) == NULL)
+        return 0;
+    for (int64_t k = 0; k < r->n && ok; k++) {
+        u.first[k] = u.n;
+        if (r->pos[k] >= 0)
+            ADIOI_EDONIO_Mem_copy(&req->mem, r->sbuf + r->pos[k], r->piece[2 * k + 1], 0);
+        else
+            ok = runs_piece(&req->mem, &u, r->piece[2 * k + 1]);
+    }
+    u.first[r->n] = u.n;
+    j = 0;
+    for (int g = 0; g < r->nout && ok; g++) {
+        int64_t j0 = j;
+        for (; j < r->n && (int)(r->key[j] >> 32) == r->out[g].peer; j++)
+            ;
+        if (r->pos[r->key[j0] & 0xffffffffu] < 0)
+            ok = type_message(r, &u, &r->out[g], j0, j,
+                              (MPI_Count)((1 + 2 * (j - j0)) * sizeof(int64_t)));
+    }
+    free(u.first);
+    free(u.disp);
+    free(u.len);
+    return ok;
 }
 
 /* A message's pieces: their count, their headers, their bytes. */
@@ -498,7 +647,8 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
         MPI_Abort(pass->comm, 1); /* a collective cannot be left half way */
     switch (pass->op) {
         case EDONIO_COLL_WRITE:
-            pack(req, r, r->sbuf, 0);
+            if (!send_prepare(req, r, c->rank))
+                MPI_Abort(pass->comm, 1);
             ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin);
             err = apply_writes(pass, req, in, nin);
             ADIOI_EDONIO_Msgs_free(in, nin);

@@ -34,6 +34,8 @@ struct edonio_msg {
     int own;  /* data was allocated for it (received) */
     MPI_Count bytes;
     char *data;
+    int typed;         /* sent as (MPI_BOTTOM, 1, type), not from data: the bytes where they lie */
+    MPI_Datatype type; /* (a message to another process; committed, freed by its maker) */
 };
 
 /* Where a request's bytes are in memory, walked once, in order. */

@@ -36,6 +36,9 @@
 #                     write waiting in a remote segment, a process late with a block in its
 #                     peer's segments, a small piece beside a large one, memory with gaps);
 #                     everyone's bytes read at once, no sync
+#   t_deliver         large deliveries of remote segments (sync, close) and a large collective
+#                     write through the owners: many whole blocks per owner, sent from where they
+#                     lie, beside pieces of a few bytes; every byte read back
 #   t_consistency     MPI's consistency rules, on which the deferrals rest: own writes without sync,
 #                     sync-barrier-sync, close and reopen, exact write-back against a direct write,
 #                     a collective write read back at once, independent-then-collective order,
@@ -59,7 +62,7 @@ mpi_test_setup "$@"
 
 programs="t_sleeping_owner t_gaps t_size t_sparse t_evict t_remote t_preload t_hints
     t_wronly_noread t_reuse t_direct t_consistency t_random t_fragments t_whole t_pass
-    t_coll_direct"
+    t_coll_direct t_deliver"
 
 build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
@@ -327,6 +330,7 @@ run_mpi "cache/pass write_through=0 np=2" "$work/pass-wt0.log" 2 "${edonio[@]}" 
 run_mpi "cache/pass write_back=span np=2" "$work/pass-span.log" 2 "${edonio[@]}" -- \
     "$bin/t_pass" "$data/pass-span" romio_edonio_write_back=span
 test_coll_direct
+run_all_np t_deliver 1
 test_consistency
 test_random
 summary
