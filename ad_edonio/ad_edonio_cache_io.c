@@ -473,8 +473,8 @@ static int write_through(struct edonio_cache *c, struct edonio_stats *st,
 }
 
 /*
- * With write-through on (a page-cached file system) and the processes on one node, a block that
- * writes have made whole goes to the file at once, by the process whose write completed it: the
+ * With write-through on (a page-cached file system), a block that writes have made whole in a
+ * segment of this node goes to the file at once, by the process whose write completed it: the
  * kernel's cache defers that write as well as ours would, and the copy into it then costs during
  * the writes, spread over the processes, not all at the close, where they would wait on one
  * another for the file's lock. Then, where reads of blocks not cached go to the file
@@ -483,13 +483,17 @@ static int write_through(struct edonio_cache *c, struct edonio_stats *st,
  * memory for every block written (first touches of its pages), where the freed slot, the next one
  * taken (segment.c's free list is last in, first out), is still mapped and in the processor's
  * cache. With read_fill=block it stays (VALID, clean) until a sync drops it as it drops every
- * clean copy. Not across nodes: there the owners write back what their nodes deliver
- * (ad_edonio_flush.c).
+ * clean copy. Across nodes too: a block whole in a remote segment goes from there, exactly its
+ * bytes, as an eviction sends one (ad_edonio_net.c), instead of travelling to its owner at the next
+ * collective point only to be written there. A copy its owner's node holds may keep older bytes
+ * until the next sync, which drops every clean copy: other processes are entitled to this write
+ * only after sync-barrier-sync (MPI-3.1 13.6.1), and dirty bytes of the owner's that overlap it
+ * are concurrent conflicting writes, which MPI leaves undefined.
  */
 static void write_back_whole(struct edonio_cache *c, struct edonio_stats *st,
                              struct edonio_segment *seg, int64_t block)
 {
-    if (c->hints.write_through <= 0 || c->nodes_apart)
+    if (c->hints.write_through <= 0)
         return;
     ADIOI_EDONIO_Node_lock(seg);
     int32_t slot = edonio_lookup(seg, block);

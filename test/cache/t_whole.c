@@ -2,21 +2,23 @@
  * edonio cache test: with romio_edonio_write_through on (a page-cached file system), a block that
  * writes have made whole goes to the file at once, before any sync, once, and stays readable.
  *
- *   t_whole FILE [KEY=VALUE...] [test_eager=0]
+ *   t_whole FILE [KEY=VALUE...] [test_eager=0] [test_shared=0]
  *
  * Blocks of 16 KiB, write_through 1 MiB (on, and no 4 KiB piece large enough to go straight).
  * Rank r writes NB blocks of its own region in 4 KiB pieces, then 3/4 of one more block. Before
  * any sync: the processes' fs_writes sum to P * NB (each whole block written once, by the process
- * whose piece completed it; the partial block not at all). Reading everything back then reads
+ * whose piece completed it, from the segment that holds it on its node: the owner's, or across
+ * nodes a remote segment; the partial block not at all). Reading everything back then reads
  * the written-back blocks from the file, one fs_read per 4 KiB read, where
  * romio_edonio_read_fill is none (auto here: they left the cache, their slots reused), and nothing
  * with read_fill=block (they stay cached, clean); the partial block is read from the cache either
  * way. Then NB blocks after the regions,
  * their 4 KiB pieces dealt round the ranks (piece k by rank k mod P), so that several processes
- * fill a block at once and any of them may complete it: NB more writes, each block once. test_eager=0 expects no write
- * before the sync: across nodes (there the owners write back what their nodes deliver) and with
- * romio_edonio_write_through=0 (full write-behind). After the close, rank 0 reads the file with
- * POSIX calls: every byte is there.
+ * fill a block at once and any of them may complete it: NB more writes, each block once. Across
+ * nodes (test_shared=0) no segment holds such a block whole (each node's pieces wait in its own)
+ * until the close delivers them: no write. test_eager=0 expects no write before the sync at all:
+ * with romio_edonio_write_through=0 (full write-behind). After the close, rank 0 reads the file
+ * with POSIX calls: every byte is there.
  * Seen to fail: with the write at once taken out, "fs_writes before any sync: 0, want 32" at 4
  * ranks; with test_eager=0 on one node, "... 32, want 0"; with a block written back whole not
  * kept readable, "fs_reads reading back what was written: 32, want 0" (now: with read_fill=block,
@@ -33,11 +35,12 @@ int main(int argc, char **argv)
 {
     MPI_Info info;
     MPI_File fh;
-    long long base, eager, writes, reads;
+    long long base, eager, shared_eager, writes, reads;
     unsigned char piece[PIECE], *buf = malloc(REGION), *want = malloc(REGION);
 
     ct_init(&argc, &argv, "FILE [KEY=VALUE...] [test_eager=0]");
     eager = ct_opt_ll("eager", 1);
+    shared_eager = ct_opt_ll("shared", eager);
     info =
         ct_info("romio_edonio_block_size", "16384", "romio_edonio_write_through", "1048576", NULL);
     if (ct_rank == 0)
@@ -76,8 +79,8 @@ int main(int argc, char **argv)
                                  MPI_STATUS_IGNORE));
     }
     writes = ct_stat_sum(fh, "fs_writes") - before;
-    CT_CHECK(writes == (eager ? NB : 0), "fs_writes of the blocks filled by every rank: %lld, "
-             "want %d", writes, eager ? NB : 0);
+    CT_CHECK(writes == (shared_eager ? NB : 0), "fs_writes of the blocks filled by every rank: "
+             "%lld, want %d", writes, shared_eager ? NB : 0);
     CT_MPI(MPI_File_close(&fh));
 
     if (ct_rank == 0) { /* the file itself */
