@@ -233,6 +233,13 @@ int ADIOI_EDONIO_Cache_may_hold(struct edonio_cache *c);
  * segment holds a dirty byte; a 1 anywhere must be followed by a delivery in the same call.
  */
 int ADIOI_EDONIO_Cache_may_deliver(struct edonio_cache *c);
+/*
+ * Every process of the cache is in a collective flush, which waits for all of them before it
+ * returns: the blocks this process put in node peers' segments before it, and its writes into
+ * their remote segments, their processes see from then on, so ADIOI_EDONIO_Cache_may_hold and
+ * ADIOI_EDONIO_Cache_may_deliver need not count them again.
+ */
+void ADIOI_EDONIO_Cache_all_in_call(struct edonio_cache *c);
 /* Write len bytes at off; *done: the bytes written before a failure (len on success). errno or 0. */
 int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
                              ADIO_Offset off, ADIO_Offset len, ADIO_Offset *done);
@@ -300,10 +307,11 @@ int ADIOI_EDONIO_Cache_preload(struct edonio_cache *c, struct edonio_stats *st, 
  * to their owners, which keep them (or, with 'through', write the blocks that received them now,
  * so that their writers read them from the file). Delivered bytes leave the remote segments; if
  * any owner could not take its share, every remote segment keeps its bytes for the next time.
- * budget: bytes a process sends per round. errno of this process's failure, or 0 (the caller
- * makes everyone agree).
+ * budget: bytes a process sends per round. all_in: a collective the caller made in this call has
+ * shown every process inside it (else, where a node has several processes, a barrier first).
+ * errno of this process's failure, or 0 (the caller makes everyone agree).
  */
 int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edonio_stats *st,
-                             ADIO_Offset budget, int through);
+                             ADIO_Offset budget, int through, int all_in);
 
 #endif /* AD_EDONIO_CACHE_H_INCLUDED */

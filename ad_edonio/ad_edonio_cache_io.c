@@ -728,6 +728,12 @@ int ADIOI_EDONIO_Cache_may_deliver(struct edonio_cache *c)
     return wrote || ADIOI_EDONIO_Cache_remote_dirty(c);
 }
 
+void ADIOI_EDONIO_Cache_all_in_call(struct edonio_cache *c)
+{
+    c->took_peer_slot = 0;
+    c->wrote_peer_remote = 0;
+}
+
 /* ------------------------------------------------------------------ reads and writes */
 
 int ADIOI_EDONIO_Range_check(ADIO_Offset off, ADIO_Offset len)

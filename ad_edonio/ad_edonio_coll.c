@@ -372,7 +372,9 @@ enum { IN_PLACE_PIECE = 4096, IN_PLACE_MIN = 65536 };
 /* The runs of memory of the typed messages' pieces, in stream order: piece k's are
  * [first[k], first[k + 1]). */
 struct runs {
-    MPI_Count *disp, *len;
+    struct run {
+        MPI_Count disp, len; /* its address (MPI_Get_address), its bytes */
+    } * run;
     int64_t n, cap, *first;
 };
 
@@ -380,19 +382,15 @@ static int runs_add(struct runs *u, char *at, ADIO_Offset len)
 {
     if (u->n == u->cap) {
         int64_t cap = u->cap ? 2 * u->cap : 256;
-        MPI_Count *d = realloc(u->disp, (size_t)cap * sizeof(*d));
-        MPI_Count *l = d ? realloc(u->len, (size_t)cap * sizeof(*l)) : NULL;
-        if (d != NULL)
-            u->disp = d;
-        if (l == NULL)
+        struct run *more = realloc(u->run, (size_t)cap * sizeof(*more));
+        if (more == NULL)
             return 0;
-        u->len = l;
+        u->run = more;
         u->cap = cap;
     }
     MPI_Aint a;
     MPI_Get_address(at, &a);
-    u->disp[u->n] = (MPI_Count)a;
-    u->len[u->n++] = len;
+    u->run[u->n++] = (struct run){(MPI_Count)a, len};
     return 1;
 }
 
@@ -430,12 +428,12 @@ static int type_message(struct round *r, struct runs *u, struct edonio_msg *out,
         for (int64_t j = j0; j < j1; j++) {
             int64_t k = (int64_t)(r->key[j] & 0xffffffffu);
             for (int64_t i = u->first[k]; i < u->first[k + 1]; i++) {
-                if (disp[nb - 1] + len[nb - 1] == u->disp[i]) { /* adjacent: one run */
-                    len[nb - 1] += u->len[i];
+                if (disp[nb - 1] + len[nb - 1] == u->run[i].disp) { /* adjacent: one run */
+                    len[nb - 1] += u->run[i].len;
                     continue;
                 }
-                disp[nb] = u->disp[i];
-                len[nb++] = u->len[i];
+                disp[nb] = u->run[i].disp;
+                len[nb++] = u->run[i].len;
             }
         }
         ok = MPI_Type_create_hindexed_c(nb, len, disp, MPI_BYTE, &out->type) == MPI_SUCCESS &&
@@ -494,8 +492,7 @@ static int send_prepare(struct edonio_req *req, struct round *r, int me)
                               (MPI_Count)((1 + 2 * (j - j0)) * sizeof(int64_t)));
     }
     free(u.first);
-    free(u.disp);
-    free(u.len);
+    free(u.run);
     return ok;
 }
 

@@ -62,7 +62,7 @@ static int flush_once(struct edonio_cache *c, const struct edonio_flush *f, int 
      * write whole spans of their blocks, the bytes between pieces read afresh. */
     c->all_in_call = deliver;
     if (deliver)
-        err = ADIOI_EDONIO_Net_deliver(c, f->comm, f->st, f->budget, 0);
+        err = ADIOI_EDONIO_Net_deliver(c, f->comm, f->st, f->budget, 0, 0);
     if (write_back_node_last(c, f, deliver))
         e = ADIOI_EDONIO_Cache_write_back_node(c, f->st, 1);
     else
@@ -80,12 +80,7 @@ int ADIOI_EDONIO_Flush_all(struct edonio_cache *c, const struct edonio_flush *f)
 {
     int err, again = 0, code;
 
-    /* Every process of the cache is in this call, and the agreement below waits for all: the
-     * blocks this process put in node peers' segments before it, and its writes into their
-     * remote segments, their processes see from then on (ADIOI_EDONIO_Cache_may_hold and
-     * ADIOI_EDONIO_Cache_may_deliver need not count them again). */
-    c->took_peer_slot = 0;
-    c->wrote_peer_remote = 0;
+    ADIOI_EDONIO_Cache_all_in_call(c); /* the agreement below waits for all */
     /* Flush groups on one node: every process in the call before the first group writes back
      * (write_back_node_last). */
     if (!c->nodes_apart && c->nprocs > 1 && f->groups > 1)

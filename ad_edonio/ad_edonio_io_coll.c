@@ -55,15 +55,23 @@ static void finish(ADIO_File fd, struct edonio_cache *c, const char *myname, int
     ADIOI_EDONIO_Size_max(c, all_end);
 }
 
-/* A write pass through the owners: the delivery first ('deliver'), then this call's pieces. */
+/* How a write pass through the owners starts. */
+enum edonio_deliver {
+    EDONIO_NO_DELIVERY,    /* no remote segment holds a dirty byte */
+    EDONIO_DELIVER,        /* a delivery first */
+    EDONIO_DELIVER_ALL_IN, /* a delivery first, every process known to be in the call */
+};
+
+/* A write pass through the owners: the delivery first (if asked), then this call's pieces. */
 static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req,
-                                enum edonio_coll_keep keep, int deliver)
+                                enum edonio_coll_keep keep, enum edonio_deliver deliver)
 {
     struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_WRITE, keep);
     int err = 0, e;
 
-    if (deliver)
-        err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1);
+    if (deliver != EDONIO_NO_DELIVERY)
+        err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1,
+                                       deliver == EDONIO_DELIVER_ALL_IN);
     if (fd->atomicity && edonio_handle(fd)->hints.atomicity == EDONIO_ATOMIC_GRAPH_COLORING)
         e = ADIOI_EDONIO_Coloured_write(&pass, req);
     else
@@ -122,16 +130,19 @@ static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *r
         return ADIOI_EDONIO_Locked_io(fd, req, 1);
     if (fd->atomicity) /* through the owners: the exchange's first reduction waits for all */
         return write_through_owners(fd, c, req, c->bypass ? EDONIO_KEEP_NONE : EDONIO_KEEP_ALL,
-                                    c->nodes_apart);
+                                    c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY);
     if (cb_disabled(fd, 1) || (coll_auto && !c->nodes_apart))
         return ADIOI_EDONIO_Req_independent(c, st, budget, req, 1);
     if (!coll_auto) /* coll_path=exchange: across nodes, the owners keep their nodes' pieces */
-        return write_through_owners(
-            fd, c, req, c->nodes_apart ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL, c->nodes_apart);
+        return write_through_owners(fd, c, req,
+                                    c->nodes_apart ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL,
+                                    c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY);
     struct write_plan plan = plan_write(fd, c, req);
     if (plan.direct)
         return ADIOI_EDONIO_Req_independent(c, st, budget, req, 1);
-    return write_through_owners(fd, c, req, EDONIO_KEEP_REACHED, plan.deliver);
+    /* plan_write's reduction has every process in the call: the delivery needs no barrier */
+    return write_through_owners(fd, c, req, EDONIO_KEEP_REACHED,
+                                plan.deliver ? EDONIO_DELIVER_ALL_IN : EDONIO_NO_DELIVERY);
 }
 
 void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
@@ -176,7 +187,7 @@ static int read_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *re
         return ADIOI_EDONIO_Req_independent(c, pass.st, pass.budget, req, 0);
     }
     if (c->nodes_apart) /* the owners must have this process's own writes */
-        err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1);
+        err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1, 0);
     e = ADIOI_EDONIO_Coll_run(&pass, req, 1, NULL);
     if (c->nodes_apart)
         ADIOI_EDONIO_Cache_forget_remote(c);

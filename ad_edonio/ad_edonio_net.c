@@ -16,7 +16,8 @@
  *
  * A remote segment is held while it is delivered, so a node peer that still has independent
  * writes to make before it enters the call would wait for it, and the call for that peer: when a
- * node has several processes, they all enter the call (a barrier) before any takes its segment.
+ * node has several processes, they all enter the call (a barrier, unless a collective the caller
+ * made already showed them all inside) before any takes its segment.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -124,7 +125,7 @@ void ADIOI_EDONIO_Cache_remote_done(struct edonio_cache *c, int delivered)
 /* ------------------------------------------------------------------ delivery */
 
 int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edonio_stats *st,
-                             ADIO_Offset budget, int through)
+                             ADIO_Offset budget, int through, int all_in)
 {
     struct edonio_pass pass = {c, comm, st, budget, EDONIO_COLL_WRITE,
                                through ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL, NULL};
@@ -136,7 +137,7 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
 
     if (c->nprocs == 1)
         return 0;
-    if (c->nodes_shared)
+    if (c->nodes_shared && !all_in)
         MPI_Barrier(comm);
     n = ADIOI_EDONIO_Cache_remote_pieces(c, &off, &len, &where);
     ADIOI_EDONIO_Req_pieces(&req, off, len, where, n > 0 ? n : 0);
