@@ -35,6 +35,24 @@ xfail() {
     echo "XFAIL $1 ($2)"
 }
 
+# valgrind's memcheck as the suite runs it on edonio's code: any error, or a definite leak that is
+# not the host MPI's own (test/valgrind.supp), fails the run.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+memcheck=(valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite
+    --suppressions="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/valgrind.supp")
+
+# memcheck_ready NAME: succeeds when memcheck can run here; else skips NAME, saying why.
+memcheck_ready() {
+    if ! command -v valgrind >/dev/null 2>&1; then
+        skip "$1" "valgrind is not installed"
+        return 1
+    fi
+    if [ -n "${EDONIO_SANITIZER_RUNTIME:-}" ]; then
+        skip "$1" "not under the sanitizers"
+        return 1
+    fi
+}
+
 # The lines of a log that say what went wrong (else its first lines), on one line.
 failure_lines() {
     { grep -E -m 3 'rror|Invalid|definitely|Found [0-9]|expected|Abort' "$1" ||

@@ -293,18 +293,9 @@ test_coll_direct() {
 # typed messages from the remote segments, the owners' apply, a collective write through the
 # owners. Seen to fail with the runs' start array not freed ("definitely lost").
 test_valgrind_nodes() {
-    if ! command -v valgrind >/dev/null 2>&1; then
-        skip "cache/valgrind deliver 2-nodes" "valgrind is not installed"
-        return
-    fi
-    if [ -n "${EDONIO_SANITIZER_RUNTIME:-}" ]; then
-        skip "cache/valgrind deliver 2-nodes" "not under the sanitizers"
-        return
-    fi
+    memcheck_ready "cache/valgrind deliver 2-nodes" || return 0
     run_mpi "cache/valgrind deliver 2-nodes np=4" "$work/vg-deliver.log" 4 "${edonio[@]}" \
-        "${nodes[@]}" -- valgrind -q --error-exitcode=9 --leak-check=full \
-        --errors-for-leak-kinds=definite --suppressions="$here/../valgrind.supp" \
-        "$bin/t_deliver" "$data/vg-deliver"
+        "${nodes[@]}" -- "${memcheck[@]}" "$bin/t_deliver" "$data/vg-deliver"
 }
 
 build

@@ -254,16 +254,8 @@ test_nospace() {
 # edonio's code stays clean under valgrind's memcheck: no invalid access, no use of uninitialised
 # memory, no definite leak that is not the host MPI's own (test/valgrind.supp).
 test_valgrind() {
-    local vg=(valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite
-        --suppressions="$here/../valgrind.supp")
-    if ! command -v valgrind >/dev/null 2>&1; then
-        skip "edonio/valgrind" "valgrind is not installed"
-        return
-    fi
-    if [ -n "${EDONIO_SANITIZER_RUNTIME:-}" ]; then
-        skip "edonio/valgrind" "not under the sanitizers"
-        return
-    fi
+    local vg=("${memcheck[@]}")
+    memcheck_ready "edonio/valgrind" || return 0
     run_mpi "edonio/valgrind driver np=2" "$work/vg-driver.log" 2 "${force_edonio[@]}" -- \
         "${vg[@]}" "$bin/t_driver" "$data/vg-driver" edonio
     mkdir -p "$data/vg-errors"
