@@ -11,7 +11,7 @@
  *
  * What reaches the file: a write-back writes exactly the dirty extents, never fetched bytes, so
  * bytes that another node wrote to the file directly cannot be overwritten with stale ones. A
- * block written whole is one aligned operation (with write-through on and one node, made at once:
+ * block written whole is one aligned operation (with write-through on, made at once:
  * write_back_whole). A block whose extents are full is written back
  * before it takes another. When no slot can be had (every candidate's write-back failed), reads
  * and writes go to the file themselves, and the error of a write-back stays with its block, which
