@@ -166,7 +166,7 @@ int ADIOI_EDONIO_Coloured_write(const struct edonio_pass *pass, struct edonio_re
 
     detect.op = EDONIO_COLL_DETECT;
     detect.edges = &edges;
-    err = ADIOI_EDONIO_Coll_run(&detect, req, 1, NULL);
+    err = ADIOI_EDONIO_Coll_run(&detect, req, 1, NULL, NULL);
     edonio_edges_unique(&edges);
     n = neighbours(pass->comm, &edges, &nbr);
     edonio_edges_free(&edges);
@@ -178,7 +178,7 @@ int ADIOI_EDONIO_Coloured_write(const struct edonio_pass *pass, struct edonio_re
     if (pass->keep == EDONIO_KEEP_NONE)
         each.keep = EDONIO_KEEP_ALL;
     for (int c = 0; c < ncolours; c++) {
-        int e = ADIOI_EDONIO_Coll_run(&each, req, mine == c, NULL);
+        int e = ADIOI_EDONIO_Coll_run(&each, req, mine == c, NULL, NULL);
         if (e && !err)
             err = e;
     }

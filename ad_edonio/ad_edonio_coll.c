@@ -16,12 +16,16 @@
  * where requests overlap, the highest rank's bytes are the ones left (rank ordering, the default
  * for MPI atomic mode; doc/atomicity.md).
  *
- * Per round: one MPI_Allreduce (the window), then a sparse exchange: one message from each process
- * to each owner it has pieces for (their descriptions, 16 bytes each, and for a write their bytes;
- * a read's bytes come back in one reply per owner), and a nonblocking barrier. A process sends and
+ * Per round: one reduction (the window), then a sparse exchange: one message from each process to
+ * each owner it has pieces for (their descriptions, 16 bytes each, and for a write their bytes; a
+ * read's bytes come back in one reply per owner), and a nonblocking barrier. A process sends and
  * receives nothing for the owners it has nothing for, so a round costs O(partners + log P), not
  * ROMIO two-phase's all-to-all of counts; sizes are MPI_Count (more than 2 GiB per message). The
- * cutting and the window are ad_edonio_plan.c's, which perf/scale runs for 65,536 processes.
+ * cutting and the window are ad_edonio_plan.c's, which perf/scale runs for 65,536 processes. A
+ * round whose window reaches no process's budget is the last, and nothing follows it; a collective
+ * write across nodes finds its first window in plan_write's reduction. A one-round write through
+ * the owners so makes three collectives: that reduction, the exchange's barrier, and the agreement
+ * on its outcome (test/cache/t_syncs.c counts them).
  *
  * A write's message to another owner with enough bytes in large enough pieces goes from where they
  * lie (the program's contiguous buffer, a remote segment's slots: a datatype of their addresses,
@@ -665,12 +669,30 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
 }
 
 /*
+ * This process's part of a pass's first window (see ADIOI_EDONIO_Coll_run): w[0] where its
+ * request starts, w[1] where it would pass its budget (EDONIO_PLAN_NONE: nowhere). A caller that
+ * makes a reduction of its own before the pass (plan_write) carries these in it, MPI_MIN.
+ */
+void ADIOI_EDONIO_Coll_window(const struct edonio_req *req, ADIO_Offset budget, long long w[2])
+{
+    struct edonio_extents x = {req->off, req->len, req->n, 0, 0};
+
+    w[0] = edonio_plan_next(&x);
+    w[1] = edonio_plan_limit(&x, budget);
+}
+
+/*
  * Collective: the pass over the requests of the active processes (the others take part with
- * nothing), round by round. errno of this process's first failure, or 0; *anyone (when not NULL)
- * says whether any process failed, which the last round's reduction tells at no cost.
+ * nothing), round by round. first: the first window, reduced by the caller
+ * (ADIOI_EDONIO_Coll_window), or NULL. errno of this process's first failure, or 0; *anyone (when
+ * not NULL) says whether any process failed, which a last reduction after the last round tells.
+ * Without anyone there is no such reduction: a round whose window reaches no process's budget
+ * takes every piece of every process, so it is the last, and each caller's own agreement on the
+ * outcome follows (a pass's messages are all received when its exchange ends: nothing of it is
+ * left to mix with a later exchange's).
  */
 int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req, int active,
-                          int *anyone)
+                          const long long *first, int *anyone)
 {
     struct edonio_extents x = {req->off, req->len, active ? req->n : 0, 0, 0};
     struct round r;
@@ -679,11 +701,18 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
     memset(&r, 0, sizeof(r));
     for (;;) {
         /* The window: from the lowest next byte to the lowest offset where some process would
-         * pass its budget; and whether anyone failed so far. One MPI_Allreduce finds all. */
+         * pass its budget; and whether anyone failed so far. One reduction finds all. */
         long long mine[3] = {edonio_plan_next(&x), edonio_plan_limit(&x, pass->budget),
                              -(long long)(err != 0)},
                   all[3];
-        MPI_Allreduce(mine, all, 3, MPI_LONG_LONG, MPI_MIN, pass->comm);
+        if (first != NULL) { /* no failure yet: nothing has been done */
+            all[0] = first[0];
+            all[1] = first[1];
+            all[2] = 0;
+            first = NULL;
+        } else {
+            MPI_Allreduce(mine, all, 3, MPI_LONG_LONG, MPI_MIN, pass->comm);
+        }
         if (all[0] == EDONIO_PLAN_NONE) {
             if (anyone != NULL)
                 *anyone = all[2] != 0;
@@ -692,6 +721,8 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
         int e = round_do(pass, req, &x, all[1], &r);
         if (e && !err)
             err = e;
+        if (all[1] == EDONIO_PLAN_NONE && anyone == NULL)
+            break;
     }
     round_free(&r);
     return err;

@@ -98,8 +98,9 @@ MPI_Count ADIOI_EDONIO_Req_bytes_before(const struct edonio_req *req, ADIO_Offse
 void ADIOI_EDONIO_Mem_copy(struct edonio_mem *m, char *data, ADIO_Offset n, int to_mem);
 int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset chunk,
                                  struct edonio_req *req, int writing);
+void ADIOI_EDONIO_Coll_window(const struct edonio_req *req, ADIO_Offset budget, long long w[2]);
 int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req, int active,
-                          int *anyone);
+                          const long long *first, int *anyone);
 /*
  * Collective: send out[k].bytes at out[k].data to out[k].peer (peers distinct; this process's own
  * is not sent but handed back), and receive what the others send here: *in, sorted by peer, freed

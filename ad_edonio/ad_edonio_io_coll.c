@@ -62,9 +62,13 @@ enum edonio_deliver {
     EDONIO_DELIVER_ALL_IN, /* a delivery first, every process known to be in the call */
 };
 
-/* A write pass through the owners: the delivery first (if asked), then this call's pieces. */
+/*
+ * A write pass through the owners: the delivery first (if asked), then this call's pieces; first:
+ * the pass's first window when plan_write reduced it (ADIOI_EDONIO_Coll_run), or NULL.
+ */
 static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req,
-                                enum edonio_coll_keep keep, enum edonio_deliver deliver)
+                                enum edonio_coll_keep keep, enum edonio_deliver deliver,
+                                const long long *first)
 {
     struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_WRITE, keep);
     int err = 0, e;
@@ -75,7 +79,7 @@ static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edo
     if (fd->atomicity && edonio_handle(fd)->hints.atomicity == EDONIO_ATOMIC_GRAPH_COLORING)
         e = ADIOI_EDONIO_Coloured_write(&pass, req);
     else
-        e = ADIOI_EDONIO_Coll_run(&pass, req, 1, NULL);
+        e = ADIOI_EDONIO_Coll_run(&pass, req, 1, first, NULL);
     if (c->nodes_apart)
         ADIOI_EDONIO_Cache_forget_remote(c); /* its copies may predate this call's writes */
     return err ? err : e;
@@ -83,8 +87,9 @@ static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edo
 
 /* How a collective write across nodes goes (plan_write). */
 struct write_plan {
-    int direct;  /* each process writes its own pieces, as on one node */
-    int deliver; /* else: a remote segment may hold dirty bytes, delivered first */
+    int direct;          /* each process writes its own pieces, as on one node */
+    int deliver;         /* else: a remote segment may hold dirty bytes, delivered first */
+    long long window[2]; /* else: the pass's first window (ADIOI_EDONIO_Coll_window) */
 };
 
 /*
@@ -101,22 +106,27 @@ struct write_plan {
  * node), or a cached copy would go stale (its node's reads would return the old bytes), or an
  * earlier write waiting in a remote segment would be delivered over this call's: the call goes
  * through the owners, after a delivery unless no remote segment holds a dirty byte
- * (ADIOI_EDONIO_Cache_may_deliver). Collective: one MPI_Allreduce, which is also what makes the
- * processes' answers cover every segment (ad_edonio_cache.h). Pieces of two processes that overlap
- * in one call conflict (MPI-3.1 13.6.1): through the owners the higher rank's win, here the later
- * write's, as on ufs.
+ * (ADIOI_EDONIO_Cache_may_deliver). Collective: one reduction, which is also what makes the
+ * processes' answers cover every segment (ad_edonio_cache.h), and which also finds the first
+ * window of the pass through the owners (MPI_MIN of the window, and of the two answers negated).
+ * Pieces of two processes that overlap in one call conflict (MPI-3.1 13.6.1): through the owners
+ * the higher rank's win, here the later write's, as on ufs.
  */
 static struct write_plan plan_write(ADIO_File fd, struct edonio_cache *c,
                                     const struct edonio_req *req)
 {
     ADIO_Offset chunk = ADIOI_EDONIO_Coll_budget(fd);
-    int mine[2] = {ADIOI_EDONIO_Cache_may_hold(c), ADIOI_EDONIO_Cache_may_deliver(c)}, all[2];
+    int hold = ADIOI_EDONIO_Cache_may_hold(c);
+    long long mine[4], all[4];
 
-    for (int64_t i = 0; i < req->n && !mine[0]; i++) /* memory with gaps goes by chunks */
-        mine[0] = (req->mem.flat != NULL && req->len[i] > chunk) ||
-                  !ADIOI_EDONIO_Cache_write_direct(c, req->off[i], req->len[i]);
-    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, fd->comm);
-    return (struct write_plan){!all[0] && !all[1], all[1]};
+    for (int64_t i = 0; i < req->n && !hold; i++) /* memory with gaps goes by chunks */
+        hold = (req->mem.flat != NULL && req->len[i] > chunk) ||
+               !ADIOI_EDONIO_Cache_write_direct(c, req->off[i], req->len[i]);
+    ADIOI_EDONIO_Coll_window(req, chunk, mine);
+    mine[2] = -hold;
+    mine[3] = -ADIOI_EDONIO_Cache_may_deliver(c);
+    MPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_MIN, fd->comm);
+    return (struct write_plan){!all[2] && !all[3], all[3] != 0, {all[0], all[1]}};
 }
 
 static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req)
@@ -130,19 +140,21 @@ static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *r
         return ADIOI_EDONIO_Locked_io(fd, req, 1);
     if (fd->atomicity) /* through the owners: the exchange's first reduction waits for all */
         return write_through_owners(fd, c, req, c->bypass ? EDONIO_KEEP_NONE : EDONIO_KEEP_ALL,
-                                    c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY);
+                                    c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY, NULL);
     if (cb_disabled(fd, 1) || (coll_auto && !c->nodes_apart))
         return ADIOI_EDONIO_Req_independent(c, st, budget, req, 1);
     if (!coll_auto) /* coll_path=exchange: across nodes, the owners keep their nodes' pieces */
         return write_through_owners(fd, c, req,
                                     c->nodes_apart ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL,
-                                    c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY);
+                                    c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY, NULL);
     struct write_plan plan = plan_write(fd, c, req);
     if (plan.direct)
         return ADIOI_EDONIO_Req_independent(c, st, budget, req, 1);
-    /* plan_write's reduction has every process in the call: the delivery needs no barrier */
+    /* plan_write's reduction has every process in the call: the delivery needs no barrier, and
+     * the pass no reduction of its own for its first window */
     return write_through_owners(fd, c, req, EDONIO_KEEP_REACHED,
-                                plan.deliver ? EDONIO_DELIVER_ALL_IN : EDONIO_NO_DELIVERY);
+                                plan.deliver ? EDONIO_DELIVER_ALL_IN : EDONIO_NO_DELIVERY,
+                                plan.window);
 }
 
 void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
@@ -188,7 +200,7 @@ static int read_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *re
     }
     if (c->nodes_apart) /* the owners must have this process's own writes */
         err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1, 0);
-    e = ADIOI_EDONIO_Coll_run(&pass, req, 1, NULL);
+    e = ADIOI_EDONIO_Coll_run(&pass, req, 1, NULL, NULL);
     if (c->nodes_apart)
         ADIOI_EDONIO_Cache_forget_remote(c);
     return err ? err : e;

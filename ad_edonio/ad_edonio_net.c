@@ -142,7 +142,7 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
     n = ADIOI_EDONIO_Cache_remote_pieces(c, &off, &len, &where);
     ADIOI_EDONIO_Req_pieces(&req, off, len, where, n > 0 ? n : 0);
     err = n < 0 ? ENOMEM : 0;
-    int e = ADIOI_EDONIO_Coll_run(&pass, &req, n > 0, &failed);
+    int e = ADIOI_EDONIO_Coll_run(&pass, &req, n > 0, NULL, &failed);
     if (e && !err)
         err = e;
     /* Every owner took its share, or every remote segment keeps its bytes for the next time; a

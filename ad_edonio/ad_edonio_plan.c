@@ -21,8 +21,10 @@ int64_t edonio_plan_next(struct edonio_extents *x)
 }
 
 /*
- * No window may reach past this offset, so that no process sends more than budget in a round.
- * Extents do not overlap each other, so a window is at least budget bytes of the file long.
+ * No window may reach past this offset, so that no process sends more than budget in a round: the
+ * offset of the process's byte that would be one too many, or NONE when it has budget bytes left
+ * or fewer (a window to the end then takes all of them: its round is the last). Extents do not
+ * overlap each other, so a window is at least budget bytes of the file long.
  */
 int64_t edonio_plan_limit(const struct edonio_extents *x, int64_t budget)
 {
@@ -30,7 +32,7 @@ int64_t edonio_plan_limit(const struct edonio_extents *x, int64_t budget)
 
     for (int64_t i = x->i; i < x->n; i++, done = 0) {
         int64_t have = x->len[i] - done;
-        if (have >= left)
+        if (have > left)
             return x->off[i] + done + left;
         left -= have;
     }

@@ -27,7 +27,7 @@ struct edonio_extents {
 
 /* The file offset of the next byte to move, or NONE. */
 int64_t edonio_plan_next(struct edonio_extents *x);
-/* The file offset at which budget more bytes will have been taken (NONE: fewer are left). */
+/* The file offset of the byte past the next budget bytes (NONE: no more than budget are left). */
 int64_t edonio_plan_limit(const struct edonio_extents *x, int64_t budget);
 /*
  * Take the bytes below hi, cut at block boundaries; add(ctx, offset, length, owner) for each

@@ -44,15 +44,15 @@ static void t_limit(void)
 
     EXPECT(edonio_plan_next(&x) == 0);
     EXPECT(edonio_plan_limit(&x, 5) == 5);
-    EXPECT(edonio_plan_limit(&x, 10) == 10);   /* exactly extent 0 */
+    EXPECT(edonio_plan_limit(&x, 10) == 100);  /* extent 0 exactly: extent 1 is past it */
     EXPECT(edonio_plan_limit(&x, 11) == 101);  /* one byte into extent 1 */
     EXPECT(edonio_plan_limit(&x, 64) == 1004); /* 10 + 50 + 4 */
-    EXPECT(edonio_plan_limit(&x, 65) == 1005);
+    EXPECT(edonio_plan_limit(&x, 65) == EDONIO_PLAN_NONE); /* all that is left */
     EXPECT(edonio_plan_limit(&x, 66) == EDONIO_PLAN_NONE);
     x.i = 1;
     x.done = 20;
     EXPECT(edonio_plan_next(&x) == 120);
-    EXPECT(edonio_plan_limit(&x, 30) == 150);
+    EXPECT(edonio_plan_limit(&x, 30) == 1000);
     EXPECT(edonio_plan_limit(&x, 31) == 1001);
 }
 
