@@ -205,6 +205,9 @@ int ADIOI_EDONIO_Preload(ADIO_File fd);
 /* Helpers (ad_edonio_common.c, ad_edonio_hints.c, ad_edonio_stats.c). */
 int ADIOI_EDONIO_Err(const char *myname, const char *filename, int my_errno);
 int ADIOI_EDONIO_Agree(MPI_Comm comm, const char *myname, const char *filename, int my_errno);
+enum { EDONIO_REDUCE_SMALL_MAX = 4 };
+void ADIOI_EDONIO_Reduce_small(MPI_Comm comm, MPI_Op op, int n, const long long *mine,
+                               long long *all);
 int ADIOI_EDONIO_Agree_flag(MPI_Comm comm, const char *myname, const char *filename, int my_errno,
                             int flag, int *any);
 int ADIOI_EDONIO_Agree_max(MPI_Comm comm, const char *myname, const char *filename, int my_errno,

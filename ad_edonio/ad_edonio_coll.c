@@ -711,7 +711,7 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
             all[2] = 0;
             first = NULL;
         } else {
-            MPI_Allreduce(mine, all, 3, MPI_LONG_LONG, MPI_MIN, pass->comm);
+            ADIOI_EDONIO_Reduce_small(pass->comm, MPI_MIN, 3, mine, all);
         }
         if (all[0] == EDONIO_PLAN_NONE) {
             if (anyone != NULL)

@@ -125,7 +125,7 @@ static struct write_plan plan_write(ADIO_File fd, struct edonio_cache *c,
     ADIOI_EDONIO_Coll_window(req, chunk, mine);
     mine[2] = -hold;
     mine[3] = -ADIOI_EDONIO_Cache_may_deliver(c);
-    MPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_MIN, fd->comm);
+    ADIOI_EDONIO_Reduce_small(fd->comm, MPI_MIN, 4, mine, all);
     return (struct write_plan){!all[2] && !all[3], all[3] != 0, {all[0], all[1]}};
 }
 
