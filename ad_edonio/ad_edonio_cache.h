@@ -246,8 +246,10 @@ int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, co
 /*
  * At the owner, in a collective call: n pieces (offset, length) of blocks this process owns, each
  * within one block, their bytes one after the other in data, applied in order under one hold of
- * its own segment. A read past the file's end gives zeros. With 'blocks', the block of each piece
- * written is appended there (*nblocks grows). A write raises the file's size, and *stored (when
+ * its own segment. A read past the file's end gives zeros. With 'blocks' (pieces the caller writes
+ * back at once), the block of each piece written is appended there (*nblocks grows), except that of
+ * a piece that went straight to the file (write-through on, exact write-backs, block not cached
+ * here). A write raises the file's size, and *stored (when
  * not NULL), to the end of the pieces it stored, not of those that failed. errno of the first
  * failure; the rest is still done.
  */

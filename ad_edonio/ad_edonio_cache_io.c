@@ -837,10 +837,28 @@ int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, co
 
 /* ------------------------------------------------------------------ at the owner */
 
+/*
+ * Does a piece that the owner would write back at once (apply_writes: written by a process of
+ * another node, or in atomic mode across nodes) go to the file straight from its message when its
+ * block is not cached here? Where write-through is on (a page-cached file system) and write-backs
+ * write exactly the dirty bytes: as an independent write that passes the cache, no slot is taken
+ * and no cache memory touched for a copy that reads of the page-cached file do not need (4 KiB
+ * collective writes across 2 simulated nodes: 0.47 -> 0.56 of ufs's speed). The owner holds its
+ * segment, so no process caches the block meanwhile; the pieces come in rank order, and a later
+ * one to the same block finds it cached only where a piece of the same call put it there, and then
+ * takes the cache and is written back at once with it. With write_back=span the pieces of a block
+ * stay together for one write.
+ */
+static int apply_passes(const struct edonio_cache *c)
+{
+    return c->hints.write_through > 0 && c->hints.write_back != EDONIO_WRITE_BACK_SPAN;
+}
+
 int ADIOI_EDONIO_Cache_apply(struct edonio_cache *c, struct edonio_stats *st, const int64_t *piece,
                              int64_t n, char *data, int writing, int64_t *blocks, int64_t *nblocks,
                              ADIO_Offset *stored)
 {
+    int through = writing && blocks != NULL && apply_passes(c);
     ADIO_Offset bs = c->hints.block_size, size = writing ? 0 : ADIOI_EDONIO_Size_get(c), end = 0;
     struct edonio_segment *seg;
     int err = 0, e;
@@ -852,7 +870,12 @@ int ADIOI_EDONIO_Cache_apply(struct edonio_cache *c, struct edonio_stats *st, co
     for (int64_t k = 0; k < n; k++) {
         ADIO_Offset off = piece[2 * k], len = piece[2 * k + 1], block = off / bs;
         uint32_t lo = (uint32_t)(off - block * bs);
-        if (writing) {
+        if (through && edonio_lookup(seg, block) == EDONIO_NO_SLOT) {
+            st->misses++;
+            e = locked_write(c, st, data, (size_t)len, off);
+            if (e == 0 && off + len > end)
+                end = off + len;
+        } else if (writing) {
             e = write_held(c, st, seg, block, lo, lo + (uint32_t)len, data);
             if (blocks != NULL)
                 blocks[(*nblocks)++] = block;

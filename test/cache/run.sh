@@ -24,7 +24,9 @@
 #                     or stays (block); not with write_through=0
 #   t_pass            with write-through on, a request that finds none of its blocks cached is one
 #                     file operation (reads with read_fill=none too); one half in a cached block
-#                     goes by pieces; a byte-range lock per passing write only with write_back=span
+#                     goes by pieces; a byte-range lock per passing write only with write_back=span;
+#                     across nodes, a collective write's pieces that owners on other nodes would
+#                     write back at once go to the file from the messages (no write-back)
 #   t_reuse           one file's cache leaves nothing behind for the next file, though its memory
 #                     serves the next cache of the same processes (romio_edonio_keep_memory)
 #   t_random          random writes, reads, syncs, set_info rebuilds and read-only opens through a
@@ -349,6 +351,13 @@ run_mpi "cache/pass write_through=0 np=2" "$work/pass-wt0.log" 2 "${edonio[@]}" 
 # span: every write that passes takes the byte-range lock (fs_locks), exact (auto here) none
 run_mpi "cache/pass write_back=span np=2" "$work/pass-span.log" 2 "${edonio[@]}" -- \
     "$bin/t_pass" "$data/pass-span" romio_edonio_write_back=span
+# Across nodes, the owners cache other nodes' pieces and write their blocks back where
+# write_back=span or write_through=0 (in run_all_np's runs they go to the file from the messages)
+run_mpi "cache/pass write_back=span 2-nodes np=4" "$work/pass-span-nodes.log" 4 "${edonio[@]}" \
+    "${nodes[@]}" -- "$bin/t_pass" "$data/pass-span-nodes" romio_edonio_write_back=span
+run_mpi "cache/pass write_through=0 2-nodes np=4" "$work/pass-wt0-nodes.log" 4 "${edonio[@]}" \
+    "${nodes[@]}" -- "$bin/t_pass" "$data/pass-wt0-nodes" romio_edonio_write_through=0 \
+    romio_edonio_read_fill=block test_pass=0
 test_coll_direct
 run_all_np t_deliver 1
 # Seen to fail on the code before (a reduction for the first window, one after the last round):

@@ -21,6 +21,10 @@
  * no write of the cache covers bytes it was not given, so none needs a lock, as ufs takes none).
  * Seen to fail with lock_range ignoring the hint: "fs_locks of 24 passing writes per rank: 48,
  * want 0 (write_back=exact)" at 2 ranks.
+ * Across nodes, the pieces a collective write sends to owners on other nodes, which they would
+ * write back at once, go to the file from the messages where the block is not cached
+ * (owners_pass). Seen to fail on the code before: "4 fs_writes, 2 write-backs, want 4 and 0" on 2
+ * nodes at 4 ranks.
  */
 #include "cache_test.h"
 
@@ -34,6 +38,41 @@ static long long written(long long *before, MPI_File fh)
     long long now = ct_stat_sum(fh, "fs_writes"), d = now - *before;
     *before = now;
     return d;
+}
+
+/*
+ * Across nodes: a collective write of 100 bytes per rank into a block owned on another node, each
+ * rank's bytes apart. The owners would write them back at once; they go to the file from the
+ * messages instead (one fs_write each, no write-back, no block cached), except with
+ * write_back=span or test_pass=0, where the owners cache them and write their blocks back.
+ */
+static void owners_pass(MPI_File fh, long long pass, const char *mode, const unsigned char *want,
+                        unsigned char *buf)
+{
+    int nnodes, *node = ct_nodes(&nnodes), q = 0;
+    long long writes = 0, first = ((long long)ct_nprocs * REGION / BS + 1) * ct_nprocs;
+
+    while (node[q] == node[ct_rank]) /* the lowest rank of another node */
+        q++;
+    free(node);
+    long long off = (first + q) * BS + 200LL * ct_rank, wb;
+    ct_sync(fh); /* nothing left to deliver first */
+    written(&writes, fh);
+    wb = ct_stat_sum(fh, "writebacks");
+    CT_MPI(MPI_File_write_at_all(fh, off, want, 100, MPI_BYTE, MPI_STATUS_IGNORE));
+    long long p = written(&writes, fh);
+    wb = ct_stat_sum(fh, "writebacks") - wb;
+    if (pass && strcmp(mode, "span") != 0)
+        CT_CHECK(p == ct_nprocs && wb == 0,
+                 "pieces of other nodes' blocks at their owners: %lld fs_writes, %lld write-backs, "
+                 "want %d and 0 (straight from the messages)",
+                 p, wb, ct_nprocs);
+    else
+        CT_CHECK(wb > 0, "pieces of other nodes' blocks at their owners: no write-back (%s)",
+                 pass ? "write_back=span" : "test_pass=0");
+    memset(buf, 0xee, 100);
+    ct_read_at(fh, off, buf, 100, 100, "100 bytes at another node's owner");
+    ct_compare("100 bytes at another node's owner, read back", buf, want, off, 100);
 }
 
 int main(int argc, char **argv)
@@ -84,6 +123,8 @@ int main(int argc, char **argv)
     ct_compare("the 100 bytes read back", buf, want + (x - base), x, 100);
     ct_read_at(fh, at, buf, REQ, REQ, "a request half in a cached block");
     ct_compare("the request half in a cached block read back", buf, want + (at - base), at, REQ);
+    if (!ct_one_node())
+        owners_pass(fh, pass, mode, want, buf);
     CT_MPI(MPI_File_close(&fh));
 
     if (ct_rank == 0) { /* the file itself */
