@@ -44,7 +44,7 @@ static void send_lists(MPI_Comm comm, int tag, const int *peer, const int *first
         out[g] = (struct edonio_msg){.peer = peer[g],
                                      .bytes = (MPI_Count)(first[g + 1] - first[g]) * sizeof(int),
                                      .data = (char *)(list + first[g])};
-    ADIOI_EDONIO_Sparse_exchange(comm, tag, out, ngroups, in, nin);
+    ADIOI_EDONIO_Sparse_exchange(comm, tag, out, ngroups, in, nin, NULL);
     free(out);
 }
 
@@ -88,7 +88,7 @@ static int neighbours(MPI_Comm comm, const struct edonio_edges *e, int **nbr)
         memcpy(mine + nhigh, in[k].data, (size_t)in[k].bytes);
         nhigh += (int)(in[k].bytes / sizeof(int));
     }
-    ADIOI_EDONIO_Msgs_free(in, nin);
+    ADIOI_EDONIO_Msgs_free(in, nin, NULL);
     qsort(mine, (size_t)nhigh, sizeof(int), by_int);
     int n = 0;
     for (int k = 0; k < nhigh; k++) /* unique */
@@ -106,7 +106,7 @@ static int neighbours(MPI_Comm comm, const struct edonio_edges *e, int **nbr)
     for (int k = 0; k < nlow; k++)
         (*nbr)[k] = in[k].peer;
     memcpy(*nbr + nlow, mine, (size_t)nhigh * sizeof(int));
-    ADIOI_EDONIO_Msgs_free(in, nin);
+    ADIOI_EDONIO_Msgs_free(in, nin, NULL);
     free(mine);
     free(first);
     free(peer);

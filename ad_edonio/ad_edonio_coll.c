@@ -163,6 +163,62 @@ ADIO_Offset ADIOI_EDONIO_Coll_budget(ADIO_File fd)
                                                            : h->hints.block_size;
 }
 
+/* ------------------------------------------------------------------ buffers of a pass */
+
+/*
+ * A buffer of at least bytes: the smallest free one of the pool that is large enough; else a free
+ * one too small, replaced; else a new one, kept in the pool while it has room. NULL: no memory.
+ */
+char *ADIOI_EDONIO_Bufs_get(struct edonio_bufs *pool, size_t bytes)
+{
+    int best = -1, free_one = -1;
+
+    if (pool == NULL)
+        return malloc(bytes);
+    for (int i = 0; i < pool->n; i++) {
+        struct edonio_buf *b = &pool->b[i];
+        if (b->busy)
+            continue;
+        free_one = i;
+        if (b->cap >= bytes && (best < 0 || b->cap < pool->b[best].cap))
+            best = i;
+    }
+    if (best < 0 && free_one >= 0) { /* too small: its memory is given back, a larger one taken */
+        best = free_one;
+        free(pool->b[best].p);
+        pool->b[best] = (struct edonio_buf){malloc(bytes), bytes, 0};
+    } else if (best < 0 && pool->n < EDONIO_BUFS_MAX) {
+        best = pool->n++;
+        pool->b[best] = (struct edonio_buf){malloc(bytes), bytes, 0};
+    } else if (best < 0) {
+        return malloc(bytes); /* every one in use: not kept */
+    }
+    if (pool->b[best].p == NULL) { /* the slot is left empty and free */
+        pool->b[best].cap = 0;
+        return NULL;
+    }
+    pool->b[best].busy = 1;
+    return pool->b[best].p;
+}
+
+/* Give back a buffer of ADIOI_EDONIO_Bufs_get (one not kept in the pool is freed). */
+void ADIOI_EDONIO_Bufs_put(struct edonio_bufs *pool, char *p)
+{
+    for (int i = 0; pool != NULL && p != NULL && i < pool->n; i++)
+        if (pool->b[i].p == p) {
+            pool->b[i].busy = 0;
+            return;
+        }
+    free(p);
+}
+
+void ADIOI_EDONIO_Bufs_free(struct edonio_bufs *pool)
+{
+    for (int i = 0; i < pool->n; i++)
+        free(pool->b[i].p);
+    pool->n = 0;
+}
+
 /* ------------------------------------------------------------------ the sparse exchange */
 
 static int by_peer(const void *a, const void *b)
@@ -188,7 +244,7 @@ static void msgs_push(struct edonio_msg **m, int *n, int *cap, struct edonio_msg
  * its partners and the barrier's O(log P) steps, never for the processes it has nothing for.
  */
 void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_msg *out, int nout,
-                                  struct edonio_msg **in, int *nin)
+                                  struct edonio_msg **in, int *nin, struct edonio_bufs *pool)
 {
     MPI_Request *req = malloc(((size_t)nout + 1) * sizeof(*req)), barrier = MPI_REQUEST_NULL;
     int rank, cap = 0, done = 0, sent = 0, nreq = 0;
@@ -216,7 +272,7 @@ void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_ms
         MPI_Improbe(MPI_ANY_SOURCE, tag, comm, &flag, &handle, &st);
         if (flag) {
             MPI_Get_count_c(&st, MPI_BYTE, &bytes);
-            char *data = malloc((size_t)bytes + 1);
+            char *data = ADIOI_EDONIO_Bufs_get(pool, (size_t)bytes + 1);
             if (data == NULL)
                 MPI_Abort(comm, 1);
             MPI_Mrecv_c(data, bytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
@@ -237,11 +293,11 @@ void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_ms
         qsort(*in, (size_t)*nin, sizeof(**in), by_peer);
 }
 
-void ADIOI_EDONIO_Msgs_free(struct edonio_msg *m, int n)
+void ADIOI_EDONIO_Msgs_free(struct edonio_msg *m, int n, struct edonio_bufs *pool)
 {
     for (int k = 0; k < n; k++)
         if (m[k].own)
-            free(m[k].data);
+            ADIOI_EDONIO_Bufs_put(pool, m[k].data);
     free(m);
 }
 
@@ -262,6 +318,8 @@ struct round {
     int nout;
     char *sbuf, *rbuf;
     MPI_Count *rpos; /* read: where each owner's reply goes in rbuf */
+    /* sbuf, rbuf, the messages that arrive, a read's replies: kept for the next round */
+    struct edonio_bufs bufs;
 };
 
 static void round_clear(struct round *r)
@@ -272,8 +330,8 @@ static void round_clear(struct round *r)
     free(r->key);
     free(r->pos);
     free(r->out);
-    free(r->sbuf);
-    free(r->rbuf);
+    ADIOI_EDONIO_Bufs_put(&r->bufs, r->sbuf);
+    ADIOI_EDONIO_Bufs_put(&r->bufs, r->rbuf);
     free(r->rpos);
     r->key = NULL;
     r->pos = NULL;
@@ -287,6 +345,7 @@ static void round_clear(struct round *r)
 static void round_free(struct round *r)
 {
     round_clear(r);
+    ADIOI_EDONIO_Bufs_free(&r->bufs);
     free(r->piece);
     free(r->owner);
 }
@@ -339,7 +398,8 @@ static int round_messages(struct round *r, int with_data)
         size += 2 * sizeof(int64_t) + (with_data ? r->piece[2 * k + 1] : 0);
     }
     /* Each message: its count, and room to start the next one on an 8-byte boundary. */
-    if ((r->sbuf = malloc((size_t)(size + r->nout * 2 * sizeof(int64_t)) + 1)) == NULL)
+    size += (MPI_Count)(r->nout * 2 * sizeof(int64_t));
+    if ((r->sbuf = ADIOI_EDONIO_Bufs_get(&r->bufs, (size_t)size + 1)) == NULL)
         return 0;
     for (int g = 0, j = 0; g < r->nout; g++) { /* headers; the bytes' places */
         int64_t *hdr = (int64_t *)(r->sbuf + at), count = 0;
@@ -569,14 +629,15 @@ static int round_read(const struct edonio_pass *pass, struct edonio_req *req, st
         for (int64_t k = 0; k < n; k++)
             total += hdr[2 * k + 1];
     }
-    if ((r->rbuf = malloc((size_t)total + 1)) == NULL)
+    if ((r->rbuf = ADIOI_EDONIO_Bufs_get(&r->bufs, (size_t)total + 1)) == NULL)
         MPI_Abort(pass->comm, 1);
     for (int g = 0; g < r->nout; g++)
         if (r->out[g].peer != me)
             MPI_Irecv_c(r->rbuf + r->rpos[g],
                         (g + 1 < r->nout ? r->rpos[g + 1] : total) - r->rpos[g], MPI_BYTE,
                         r->out[g].peer, EDONIO_TAG_REPLY, pass->comm, &rq[nsend++]);
-    ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin);
+    ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin,
+                                 &r->bufs);
     reply = calloc((size_t)nin + 1, sizeof(*reply));
     rq = realloc(rq, ((size_t)nsend + (size_t)nin + 1) * sizeof(*rq)); /* + a reply each */
     if (reply == NULL || rq == NULL)
@@ -591,7 +652,7 @@ static int round_read(const struct edonio_pass *pass, struct edonio_req *req, st
             for (int g = 0; g < r->nout; g++)
                 if (r->out[g].peer == me)
                     to = r->rbuf + r->rpos[g];
-        } else if ((to = reply[k] = malloc((size_t)bytes + 1)) == NULL) {
+        } else if ((to = reply[k] = ADIOI_EDONIO_Bufs_get(&r->bufs, (size_t)bytes + 1)) == NULL) {
             MPI_Abort(pass->comm, 1);
         }
         e = ADIOI_EDONIO_Cache_apply(pass->cache, pass->st, hdr, n, to, 0, NULL, NULL, NULL);
@@ -603,10 +664,10 @@ static int round_read(const struct edonio_pass *pass, struct edonio_req *req, st
     }
     edonio_wait_all(nsend, rq);
     for (int k = 0; k < nin; k++)
-        free(reply[k]);
+        ADIOI_EDONIO_Bufs_put(&r->bufs, reply[k]);
     free(reply);
     free(rq);
-    ADIOI_EDONIO_Msgs_free(in, nin);
+    ADIOI_EDONIO_Msgs_free(in, nin, &r->bufs);
     pack(req, r, r->rbuf, 1); /* pos: each piece's place in its owner's reply */
     return err;
 }
@@ -650,17 +711,19 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
         case EDONIO_COLL_WRITE:
             if (!send_prepare(req, r, c->rank))
                 MPI_Abort(pass->comm, 1);
-            ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin);
+            ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin,
+                                         &r->bufs);
             err = apply_writes(pass, req, in, nin);
-            ADIOI_EDONIO_Msgs_free(in, nin);
+            ADIOI_EDONIO_Msgs_free(in, nin, &r->bufs);
             break;
         case EDONIO_COLL_READ:
             err = round_read(pass, req, r);
             break;
         case EDONIO_COLL_DETECT:
-            ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin);
+            ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin,
+                                         &r->bufs);
             detect(pass, in, nin);
-            ADIOI_EDONIO_Msgs_free(in, nin);
+            ADIOI_EDONIO_Msgs_free(in, nin, &r->bufs);
             break;
     }
     pass->st->coll_rounds++;

@@ -17,13 +17,21 @@
  * 3. collective: each rank writes its region in one MPI_File_write_at_all from one buffer
  *                (through the owners' exchange across nodes: the pieces go from that buffer);
  *                sync, barrier, sync; every rank reads the whole file.
+ * 4. rounds:     each rank writes LARGE bytes in 1 KiB pieces into a file of its own (a file
+ *                "FILE.rounds"), sync: across nodes about half of it is delivered, in rounds of at
+ *                most 1 MiB a process (ad_edonio_net.c, DELIVERY_ROUND), which take the same
+ *                buffers again (struct edonio_bufs): at least LARGE / 2 MiB rounds
+ *                (romio_edonio_stats_coll_rounds); every byte read back after sync-barrier-sync.
  * Seen to fail: with each typed message's runs of memory shifted by 8 bytes (ad_edonio_coll.c,
  * type_message), "sync" across nodes (the blocks delivered hold the bytes 8 further on); the
- * other cache programs passed with that break (coll/overlap failed too).
+ * other cache programs passed with that break (coll/overlap failed too). With the delivery in
+ * one round (the code before), "rounds: 1 exchange rounds, want at least 2"; with a buffer in use
+ * handed out again (ADIOI_EDONIO_Bufs_get ignoring busy), this run and the cache group's other
+ * runs across nodes abort ("double free").
  */
 #include "cache_test.h"
 
-enum { BS = 16384, NB = 24, REGION = NB * BS, SMALL = 100, PIECE = 4096 };
+enum { BS = 16384, NB = 24, REGION = NB * BS, SMALL = 100, PIECE = 4096, LARGE = 3 << 20 };
 
 static long long file_size(void)
 {
@@ -81,6 +89,31 @@ static void sync_all(MPI_File fh)
     CT_MPI(MPI_File_sync(fh));
 }
 
+/* Case 4: a delivery of several rounds into a file of its own. */
+static void rounds(const char *name)
+{
+    char file[4096];
+    long long base = (long long)ct_rank * LARGE;
+    unsigned char *want = malloc((size_t)ct_nprocs * LARGE);
+    MPI_File fh;
+
+    snprintf(file, sizeof(file), "%s.rounds", name);
+    ct_fresh(file);
+    fh = open_file(file);
+    for (long long k = 0; k < (long long)ct_nprocs * LARGE; k++)
+        want[k] = ct_pattern(k, 4);
+    for (long long off = 0; off < LARGE; off += 1024)
+        CT_MPI(MPI_File_write_at(fh, base + off, want + base + off, 1024, MPI_BYTE,
+                                 MPI_STATUS_IGNORE));
+    long long before = ct_stat(fh, "coll_rounds");
+    sync_all(fh);
+    long long got = ct_stat(fh, "coll_rounds") - before, least = ct_one_node() ? 0 : 2;
+    CT_CHECK(got >= least, "rounds: %lld exchange rounds, want at least %lld", got, least);
+    ct_read_check(fh, want, (long long)ct_nprocs * LARGE, "rounds");
+    CT_MPI(MPI_File_close(&fh));
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     ct_init(&argc, &argv, "FILE [KEY=VALUE...]");
@@ -114,6 +147,7 @@ int main(int argc, char **argv)
     expected(want, 3, 2); /* the small pieces of version 2 stay */
     ct_read_check(fh, want, file_size(), "collective");
     CT_MPI(MPI_File_close(&fh));
+    rounds(name);
 
     free(want);
     free(buf);
