@@ -127,11 +127,14 @@ void ADIOI_EDONIO_Cache_remote_done(struct edonio_cache *c, int delivered)
 /*
  * A delivery moves at most this much per process and round (and at least a block), whatever the
  * handle's cb_buffer_size: its rounds then take the same warm buffers again (struct edonio_bufs)
- * where one round of the whole remote segment would fill fresh ones, first touched in the call.
- * The rounds cost a reduction and a barrier each. Records of 3,200 B across 2 simulated nodes,
- * 16 MiB delivered each way at a sync: 50-58 ms in one round, 28-37 ms in rounds of 1 MiB.
+ * where one round of the whole remote segment would fill fresh ones, first touched in the call,
+ * and a process's buffers stay within a few times this. Each round costs a reduction and a
+ * barrier. Records of 3,200 B across 2 simulated nodes, 16 MiB delivered each way at a sync:
+ * 50-58 ms in one round, 28-37 ms in rounds of 1 MiB. Rounds of 1 MiB also made fem's close on 2
+ * nodes 20 ms slower at 4 ranks on 2 cores, where every collective waits for a descheduled
+ * process (1.5 MiB a process: 2 rounds); at 2 MiB it takes one, as before.
  */
-enum { DELIVERY_ROUND = 1 << 20 };
+enum { DELIVERY_ROUND = 2 << 20 };
 
 static ADIO_Offset delivery_budget(const struct edonio_cache *c, ADIO_Offset budget)
 {

@@ -17,10 +17,10 @@
  * 3. collective: each rank writes its region in one MPI_File_write_at_all from one buffer
  *                (through the owners' exchange across nodes: the pieces go from that buffer);
  *                sync, barrier, sync; every rank reads the whole file.
- * 4. rounds:     each rank writes LARGE bytes in 1 KiB pieces into a file of its own (a file
+ * 4. rounds:     each rank writes LARGE bytes in 4 KiB pieces into a file of its own (a file
  *                "FILE.rounds"), sync: across nodes about half of it is delivered, in rounds of at
- *                most 1 MiB a process (ad_edonio_net.c, DELIVERY_ROUND), which take the same
- *                buffers again (struct edonio_bufs): at least LARGE / 2 MiB rounds
+ *                most 2 MiB a process (ad_edonio_net.c, DELIVERY_ROUND), which take the same
+ *                buffers again (struct edonio_bufs): at least 2 rounds
  *                (romio_edonio_stats_coll_rounds); every byte read back after sync-barrier-sync.
  * Seen to fail: with each typed message's runs of memory shifted by 8 bytes (ad_edonio_coll.c,
  * type_message), "sync" across nodes (the blocks delivered hold the bytes 8 further on); the
@@ -31,7 +31,7 @@
  */
 #include "cache_test.h"
 
-enum { BS = 16384, NB = 24, REGION = NB * BS, SMALL = 100, PIECE = 4096, LARGE = 3 << 20 };
+enum { BS = 16384, NB = 24, REGION = NB * BS, SMALL = 100, PIECE = 4096, LARGE = 6 << 20 };
 
 static long long file_size(void)
 {
@@ -102,8 +102,8 @@ static void rounds(const char *name)
     fh = open_file(file);
     for (long long k = 0; k < (long long)ct_nprocs * LARGE; k++)
         want[k] = ct_pattern(k, 4);
-    for (long long off = 0; off < LARGE; off += 1024)
-        CT_MPI(MPI_File_write_at(fh, base + off, want + base + off, 1024, MPI_BYTE,
+    for (long long off = 0; off < LARGE; off += PIECE)
+        CT_MPI(MPI_File_write_at(fh, base + off, want + base + off, PIECE, MPI_BYTE,
                                  MPI_STATUS_IGNORE));
     long long before = ct_stat(fh, "coll_rounds");
     sync_all(fh);
