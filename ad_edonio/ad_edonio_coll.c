@@ -169,7 +169,7 @@ ADIO_Offset ADIOI_EDONIO_Coll_budget(ADIO_File fd)
  * A buffer of at least bytes: the smallest free one of the pool that is large enough; else a free
  * one too small, replaced; else a new one, kept in the pool while it has room. NULL: no memory.
  */
-char *ADIOI_EDONIO_Bufs_get(struct edonio_bufs *pool, size_t bytes)
+static char *ADIOI_EDONIO_Bufs_get(struct edonio_bufs *pool, size_t bytes)
 {
     int best = -1, free_one = -1;
 
@@ -202,7 +202,7 @@ char *ADIOI_EDONIO_Bufs_get(struct edonio_bufs *pool, size_t bytes)
 }
 
 /* Give back a buffer of ADIOI_EDONIO_Bufs_get (one not kept in the pool is freed). */
-void ADIOI_EDONIO_Bufs_put(struct edonio_bufs *pool, char *p)
+static void ADIOI_EDONIO_Bufs_put(struct edonio_bufs *pool, char *p)
 {
     for (int i = 0; pool != NULL && p != NULL && i < pool->n; i++)
         if (pool->b[i].p == p) {
@@ -212,7 +212,7 @@ void ADIOI_EDONIO_Bufs_put(struct edonio_bufs *pool, char *p)
     free(p);
 }
 
-void ADIOI_EDONIO_Bufs_free(struct edonio_bufs *pool)
+static void ADIOI_EDONIO_Bufs_free(struct edonio_bufs *pool)
 {
     for (int i = 0; i < pool->n; i++)
         free(pool->b[i].p);
@@ -765,15 +765,14 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
     for (;;) {
         /* The window: from the lowest next byte to the lowest offset where some process would
          * pass its budget; and whether anyone failed so far. One reduction finds all. */
-        long long mine[3] = {edonio_plan_next(&x), edonio_plan_limit(&x, pass->budget),
-                             -(long long)(err != 0)},
-                  all[3];
+        long long all[3] = {0, 0, 0};
         if (first != NULL) { /* no failure yet: nothing has been done */
             all[0] = first[0];
             all[1] = first[1];
-            all[2] = 0;
             first = NULL;
         } else {
+            long long mine[3] = {edonio_plan_next(&x), edonio_plan_limit(&x, pass->budget),
+                                 -(long long)(err != 0)};
             ADIOI_EDONIO_Reduce_small(pass->comm, MPI_MIN, 3, mine, all);
         }
         if (all[0] == EDONIO_PLAN_NONE) {

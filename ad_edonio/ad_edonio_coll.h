@@ -115,9 +115,6 @@ struct edonio_bufs {
     } b[EDONIO_BUFS_MAX];
     int n;
 };
-char *ADIOI_EDONIO_Bufs_get(struct edonio_bufs *pool, size_t bytes);
-void ADIOI_EDONIO_Bufs_put(struct edonio_bufs *pool, char *p);
-void ADIOI_EDONIO_Bufs_free(struct edonio_bufs *pool);
 
 /*
  * Collective: send out[k].bytes at out[k].data to out[k].peer (peers distinct; this process's own
