@@ -178,6 +178,12 @@ void ADIOI_EDONIO_Node_lock(struct edonio_segment *seg);
  */
 int ADIOI_EDONIO_Node_enter_flush(struct edonio_node *n);
 /*
+ * A held segment that reached its first limit (planned > limit): the node's memory limit is read
+ * (once per process) and the limit raised to planned, or as far as that memory allows
+ * (doc/hints.md); planned is then 0.
+ */
+void ADIOI_EDONIO_Node_grow(struct edonio_segment *seg);
+/*
  * Allocate the memory of a slot of a held segment (and of the slots before it, and a little
  * ahead), so that its bytes (edonio_slot_data) may be loaded and stored through the mapping:
  * errno (a node out of memory) or 0. Every slot a block is put in has been backed so.

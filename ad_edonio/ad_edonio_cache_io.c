@@ -279,13 +279,24 @@ evict:
 }
 
 /*
+ * Is a held segment full? A segment that reaches its first limit learns the node's memory limit
+ * then, and may grow (ADIOI_EDONIO_Node_grow).
+ */
+static int full(struct edonio_segment *seg)
+{
+    if (seg->nused >= seg->limit && seg->planned > seg->limit)
+        ADIOI_EDONIO_Node_grow(seg);
+    return seg->nused >= seg->limit;
+}
+
+/*
  * A free slot of a held segment for block, its memory allocated; EDONIO_NO_SLOT when none is free
  * (*err 0) or its memory cannot be had (*err: the node is out of memory).
  */
 static int32_t take_slot(struct edonio_cache *c, struct edonio_segment *seg, int64_t block,
                          int *err)
 {
-    int32_t slot = edonio_insert(seg, block);
+    int32_t slot = full(seg) ? EDONIO_NO_SLOT : edonio_insert(seg, block);
 
     *err = 0;
     if (slot != EDONIO_NO_SLOT && (*err = ADIOI_EDONIO_Node_back(c, seg, slot)) != 0) {
@@ -584,7 +595,7 @@ static void direct_settle(struct edonio_cache *c, int64_t block, const char *buf
         return; /* a read that keeps no copy leaves nothing to settle: no lock taken */
     struct edonio_segment *seg = ADIOI_EDONIO_Node_hold(c, block);
 
-    if (edonio_lookup(seg, block) == EDONIO_NO_SLOT && seg->nused < seg->limit) {
+    if (edonio_lookup(seg, block) == EDONIO_NO_SLOT && !full(seg)) {
         int err;
         int32_t slot = take_slot(c, seg, block, &err);
         if (slot != EDONIO_NO_SLOT) { /* else no room for a copy: nothing lost */
@@ -1035,12 +1046,12 @@ int ADIOI_EDONIO_Cache_preload(struct edonio_cache *c, struct edonio_stats *st, 
     struct edonio_segment *seg = ADIOI_EDONIO_Node_own(c);
     ADIO_Offset size = ADIOI_EDONIO_Size_get(c);
     int64_t b = edonio_first_owned(from / c->hints.block_size, c->rank, c->nprocs);
-    int err = 0, full = 0;
+    int err = 0, stop = 0;
 
-    for (; block_start(c, b) < size && err == 0 && !full; b += c->nprocs) {
+    for (; block_start(c, b) < size && err == 0 && !stop; b += c->nprocs) {
         ADIOI_EDONIO_Node_lock(seg);
-        full = seg->nused >= seg->limit;
-        if (!full && edonio_lookup(seg, b) == EDONIO_NO_SLOT) {
+        stop = full(seg);
+        if (!stop && edonio_lookup(seg, b) == EDONIO_NO_SLOT) {
             int32_t slot = take_slot(c, seg, b, &err);
             if (slot != EDONIO_NO_SLOT && (err = fetch(c, st, seg, slot)) != 0)
                 edonio_drop(seg, slot);

@@ -105,16 +105,16 @@ static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
     const char *split;
     struct stat st;
     uint64_t key = 0x65646f6e696fULL;
-    FILE *f;
+    int fd;
 
     if (!h->shared_memory || mpich_nolocal())
         return cookie; /* unique: a node of its own */
     if (known_by == getpid())
         return known;
-    if ((f = fopen("/proc/sys/kernel/random/boot_id", "r")) != NULL) {
-        if (fgets(boot, sizeof(boot), f) == NULL)
-            boot[0] = '\0';
-        fclose(f);
+    if ((fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)) >= 0) {
+        ssize_t got = read(fd, boot, sizeof(boot) - 1); /* no stdio: 30 us less, first time */
+        boot[got > 0 ? got : 0] = '\0';
+        close(fd);
     }
     if (boot[0] == '\0' && gethostname(host, sizeof(host) - 1) == 0)
         key = hash_text(key, host);
@@ -130,25 +130,52 @@ static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
 
 /* ---------------------------------------------------------------- this process's memory */
 
+/* This machine's physical memory: read at a process's first open. */
+static long long physical_memory(void)
+{
+    static long long known;
+
+    if (known == 0) {
+        long long bytes = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+        known = bytes > 0 ? bytes : (1LL << 30);
+    }
+    return known;
+}
+
+/* The node's memory (node_memory) once read; 0 before. */
+static long long node_bytes;
+
 /*
  * Physical memory this node can give a cache: the machine's, or the lowest limit of the cgroups
  * the process is in (its own and their ancestors: a batch system's job limit, a container's), if
- * lower. Read at a process's first open only: both are set before a job starts.
+ * lower. Both are set before a job starts, so this is read once per process, and only when a
+ * segment first fills the memory every segment may use without it (FIRST_LIMIT): reading the
+ * cgroup files took 150-250 us of a process's first open, a third of what its open cost beyond
+ * ufs's, for a bound that small files never come near. EDONIO_TEST_MEMORY_LIMIT (bytes), for
+ * tests only, stands for the cgroup's limit.
  */
 static long long node_memory(void)
 {
-    static long long known;
-    long long bytes, limit;
+    const char *test = getenv("EDONIO_TEST_MEMORY_LIMIT");
+    long long limit;
 
-    if (known > 0)
-        return known;
-    bytes = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
-    limit = edonio_cgroup_limit("/proc/self/cgroup", "/sys/fs/cgroup", "/sys/fs/cgroup/memory");
-    if (limit > 0 && (bytes <= 0 || limit < bytes))
-        bytes = limit;
-    known = bytes > 0 ? bytes : (1LL << 30);
-    return known;
+    if (node_bytes > 0)
+        return node_bytes;
+    limit = test != NULL ? atoll(test)
+                         : edonio_cgroup_limit("/proc/self/cgroup", "/sys/fs/cgroup",
+                                               "/sys/fs/cgroup/memory");
+    node_bytes = physical_memory();
+    if (limit > 0 && limit < node_bytes)
+        node_bytes = limit;
+    return node_bytes;
 }
+
+/*
+ * What a segment may cache before the node's memory limit is known: 16 MiB per segment, so that a
+ * node of 64 processes holds at most 2 GiB (own and remote segments) before each of them bounds
+ * its own by the limit.
+ */
+enum { FIRST_LIMIT = 16 << 20 };
 
 /* Slots for 'bytes' of blocks, at most 'cap' bytes of them, at least one. */
 static int32_t slots_for(long long bytes, long long block, long long cap)
@@ -197,7 +224,7 @@ void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me)
 int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me)
 {
     struct edonio_node *n = &c->node;
-    size_t bytes = memory_size(&c->hints, c->nprocs, node_memory());
+    size_t bytes = memory_size(&c->hints, c->nprocs, physical_memory());
     void *mem;
 
     ADIOI_EDONIO_Node_identify(c, me);
@@ -218,17 +245,57 @@ int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me)
 }
 
 /*
+ * The limit of a segment of 'slots' slots that gets 1/share of the node's memory. Before that
+ * memory is known (node_memory), the machine's bounds it, and the limit starts at FIRST_LIMIT
+ * bytes, to grow when the segment first fills (ADIOI_EDONIO_Node_grow). Returns the limit it may
+ * reach.
+ */
+static int32_t bound(struct edonio_segment *seg, int32_t slots, long long share)
+{
+    long long bs = seg->block_size;
+
+    if (slots == 0 || node_bytes > 0) {
+        seg->limit = slots ? slots_for(slots * bs, bs, node_bytes / share) : 0;
+        return seg->limit;
+    }
+    int32_t planned = slots_for(slots * bs, bs, physical_memory() / share);
+    seg->limit = slots_for(FIRST_LIMIT, bs, planned * bs);
+    if (planned > seg->limit) {
+        seg->planned = planned;
+        seg->share = (int32_t)share;
+    }
+    return planned;
+}
+
+/* The bytes a segment may hold, once the node's memory limit is known (bound). */
+static long long ceiling(const struct edonio_segment *seg)
+{
+    return (long long)(seg->planned > seg->limit ? seg->planned : seg->limit) * seg->block_size;
+}
+
+void ADIOI_EDONIO_Node_grow(struct edonio_segment *seg)
+{
+    long long bs = seg->block_size;
+    int32_t to = slots_for(seg->planned * bs, bs, node_memory() / seg->share);
+
+    if (to > seg->limit)
+        seg->limit = to;
+    seg->planned = 0;
+}
+
+/*
  * Lay out this process's segments in its memory with the cache's hints, within what it reserved
  * and what the node can give (half of the node's memory for the own segments of its processes, a
  * quarter for their remote ones; doc/hints.md), and publish them. The hints become what this
- * process can really cache, as MPI_File_get_info reports.
+ * process can really cache, as MPI_File_get_info reports (before a segment first fills, bounded
+ * by the machine's memory only: see node_memory).
  */
 static void lay_out(struct edonio_cache *c, int nlocal)
 {
     struct edonio_node *n = &c->node;
     uint32_t bs = (uint32_t)c->hints.block_size;
     size_t reserved = n->bytes[0], meta = edonio_segment_size(0, bs);
-    long long mem = node_memory() / (nlocal > 0 ? nlocal : 1);
+    long long per = nlocal > 0 ? nlocal : 1;
     long long room = (long long)(reserved - 2 * meta);
     int32_t own = slots_for(c->hints.cache_size, bs, room);
     int32_t remote = c->nprocs > 1 ? slots_for(c->hints.remote_cache_size, bs, room) : 0;
@@ -242,11 +309,12 @@ static void lay_out(struct edonio_cache *c, int nlocal)
     struct edonio_segment *o = edonio_segment_init(n->map[0], own, bs, n->cookie);
     struct edonio_segment *r = edonio_segment_init((char *)n->map[0] + edonio_segment_size(own, bs),
                                                    remote, bs, n->cookie);
-    o->limit = slots_for((long long)own * bs, bs, mem / 2);
-    r->limit = remote ? slots_for((long long)remote * bs, bs, mem / 4) : 0;
+    c->hints.cache_size = (long long)bound(o, own, 2 * per) * bs;
+    bound(r, remote, 4 * per);
     atomic_store(&o->size, fstat(c->fd_sys, &st) == 0 ? (int64_t)st.st_size : 0);
-    c->hints.cache_size = (long long)o->limit * bs;
-    c->hints.remote_cache_size = (long long)slots_for(c->hints.remote_cache_size, bs, mem / 4) * bs;
+    long long mem = node_bytes > 0 ? node_bytes : physical_memory();
+    c->hints.remote_cache_size =
+        (long long)slots_for(c->hints.remote_cache_size, bs, mem / per / 4) * bs;
     n->own[0] = o;
     n->remote[0] = r;
     atomic_store_explicit(&r->ready, 1, memory_order_release);
@@ -471,8 +539,12 @@ int ADIOI_EDONIO_Node_adopt(struct edonio_cache *c, int offered, int offered_by_
     }
     ADIOI_EDONIO_Node_detach(c); /* the memory prepared in case */
     c->node = *n;
-    c->hints.cache_size = kept.given.cache_size;
+    /* as lay_out gave them, or lower where a segment has learnt the node's memory limit since */
+    long long own = ceiling(n->own[n->me]), remote = ceiling(n->remote[n->me]);
+    c->hints.cache_size = own < kept.given.cache_size ? own : kept.given.cache_size;
     c->hints.remote_cache_size = kept.given.remote_cache_size;
+    if (remote > 0 && remote < c->hints.remote_cache_size)
+        c->hints.remote_cache_size = remote;
     c->nodes_apart = kept.nodes_apart;
     c->nodes_shared = kept.nodes_shared;
     c->reused = ((long long)n->own[n->me]->nbacked + n->remote[n->me]->nbacked) *

@@ -76,6 +76,7 @@ struct edonio_segment *edonio_segment_init(void *mem, int32_t nslots, uint32_t b
     seg->magic = EDONIO_SEGMENT_MAGIC;
     seg->cookie = cookie;
     seg->nslots = seg->limit = nslots;
+    seg->planned = seg->share = 0;
     seg->nbuckets = buckets_for(nslots);
     seg->block_size = block_size;
     seg->slots_offset = align8(sizeof(*seg));

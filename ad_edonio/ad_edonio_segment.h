@@ -63,6 +63,9 @@ struct edonio_segment {
     _Atomic uint64_t syncs;   /* flushes this process has entered on one node (Node_enter_flush) */
     int32_t nslots;           /* slots laid out */
     int32_t limit;            /* slots that may hold a block at once (<= nslots) */
+    int32_t planned;          /* > limit: what limit becomes once the node's memory limit is
+                               * known, if it allows (ADIOI_EDONIO_Node_grow); else 0 */
+    int32_t share;            /* with planned: the segment's share, 1/share, of that memory */
     int32_t nbuckets;         /* hash buckets, a power of two */
     int32_t nused;            /* slots holding a block */
     int32_t nhigh;            /* slots ever taken: [0, nhigh) have been initialised */

@@ -16,6 +16,9 @@
 #   t_fragments       many small pieces of a block from several writers: few file-system writes
 #                     (write_back=span), or no byte-range lock (exact)
 #   t_preload         romio_edonio_preload (statistics: no misses)
+#   t_memlimit        the node's memory limit (EDONIO_TEST_MEMORY_LIMIT standing for a cgroup's)
+#                     bounds a cache of 256 MiB per process; without it the cache grows past the
+#                     16 MiB it may hold before the limit is read (statistics: evictions, memory)
 #   t_hints           invalid and valid hint values, MPI_File_set_info
 #   t_wronly_noread   write-only open without read permission (as an unprivileged user)
 #   t_direct          large requests: uncached whole blocks go direct, dirty cached ones never
@@ -68,7 +71,7 @@ mpi_test_setup "$@"
 
 programs="t_sleeping_owner t_gaps t_size t_sparse t_evict t_remote t_preload t_hints
     t_wronly_noread t_reuse t_direct t_consistency t_random t_fragments t_whole t_pass
-    t_coll_direct t_deliver t_syncs"
+    t_coll_direct t_deliver t_syncs t_memlimit"
 
 build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
@@ -308,6 +311,24 @@ test_valgrind_nodes() {
         "${nodes[@]}" -- "${memcheck[@]}" "$bin/t_deliver" "$data/vg-deliver"
 }
 
+# 15. The node's memory limit, read when a segment first fills (16 MiB), not at open: 48 blocks of
+# 1 MiB per process where the limit gives each own segment 48 MiB (one node of 2, 2 nodes of one,
+# 2 nodes of 2), all 64 without a limit, and the next open reports the bound. Seen to fail in both
+# directions, and with the kept memory's report not lowered (t_memlimit.c).
+test_memlimit() {
+    run_mpi "cache/memlimit none np=2" "$work/memlimit-none.log" 2 "${edonio[@]}" -- \
+        "$bin/t_memlimit" "$data/memlimit-none"
+    run_mpi "cache/memlimit 192MiB np=2" "$work/memlimit-2.log" 2 "${edonio[@]}" \
+        EDONIO_TEST_MEMORY_LIMIT=201326592 -- "$bin/t_memlimit" "$data/memlimit-2"
+    run_mpi "cache/memlimit 96MiB 2-nodes np=2" "$work/memlimit-nodes.log" 2 "${edonio[@]}" \
+        "${nodes[@]}" EDONIO_TEST_MEMORY_LIMIT=100663296 EDONIO_TEST_NLOCAL=1 -- \
+        "$bin/t_memlimit" "$data/memlimit-nodes"
+    run_mpi "cache/memlimit 192MiB 2x2-nodes np=4" "$work/memlimit-2x2.log" 2 "${edonio[@]}" \
+        MPIR_CVAR_NUM_CLIQUES=2 EDONIO_TEST_MEMORY_LIMIT=201326592 EDONIO_TEST_NLOCAL=2 -- \
+        -env EDONIO_TEST_NODE a "$bin/t_memlimit" "$data/memlimit-2x2" : \
+        -n 2 -env EDONIO_TEST_NODE b "$bin/t_memlimit" "$data/memlimit-2x2"
+}
+
 build
 test_sleeping_owner
 run_all_np t_gaps 1
@@ -325,6 +346,7 @@ run_mpi "cache/remote read_fill=none 2-nodes np=4" "$work/remote-none-nodes.log"
     "${edonio[@]}" "${nodes[@]}" -- "$bin/t_remote" "$data/remote-none-nodes" \
     romio_edonio_read_fill=none
 run_all_np t_preload 1
+test_memlimit
 test_hints
 test_wronly_noread
 run_all_np t_reuse 1
