@@ -213,6 +213,20 @@ int ADIOI_EDONIO_Agree_flag(MPI_Comm comm, const char *myname, const char *filen
 int ADIOI_EDONIO_Agree_max(MPI_Comm comm, const char *myname, const char *filename, int my_errno,
                            long long value, long long *max);
 int ADIOI_EDONIO_Lock_range(int fd_sys, int type, ADIO_Offset start, ADIO_Offset len);
+/*
+ * Waiting for the other processes (ad_edonio_common.c). Where a file's processes crowd a machine
+ * (more of them on it than processors: decided at open from every process's record, the same on
+ * all, and kept as an attribute of the handle's communicator), edonio's own collectives are
+ * nonblocking ones tested in a loop that gives the processor away after a few polls without
+ * progress (ADIOI_EDONIO_Idle); elsewhere they are MPI's blocking calls. The open's exchange,
+ * before anything is known, is always waited for so.
+ */
+void ADIOI_EDONIO_Crowd_set(MPI_Comm comm, int crowded);
+int ADIOI_EDONIO_Crowded(MPI_Comm comm);
+void ADIOI_EDONIO_Idle(int crowded, int *idle);
+void ADIOI_EDONIO_Wait(int crowded, MPI_Request *req);
+void ADIOI_EDONIO_Barrier(MPI_Comm comm);
+void ADIOI_EDONIO_Allgather_open(const void *mine, int bytes, void *all, MPI_Comm comm);
 void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h);
 void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h);
 /* Do a and b give a cache the same shape (its memory's layout)? */

@@ -144,9 +144,10 @@ static int colour(MPI_Comm comm, int rank, const int *nbr, int n, int *ncolours)
     for (int k = 0; k < v.n; k++)
         if (edonio_jp_waits(&v, k))
             MPI_Isend(&mine, 1, MPI_INT, v.nbr[k], EDONIO_TAG_COLOUR, comm, &rq[nsend++]);
-    edonio_wait_all(nsend, rq);
-    MPI_Allreduce(&mine, ncolours, 1, MPI_INT, MPI_MAX, comm);
-    (*ncolours)++;
+    edonio_wait_all(ADIOI_EDONIO_Crowded(comm), nsend, rq);
+    long long own = mine, most;
+    ADIOI_EDONIO_Reduce_small(comm, MPI_MAX, 1, &own, &most);
+    *ncolours = (int)most + 1;
     edonio_jp_free(&v);
     free(rq);
     free(heard);

@@ -33,6 +33,8 @@ struct record {
     int32_t deferred;          /* it offers kept memory and made none (offer_memory) */
     uint64_t kept;             /* the id of memory it kept from a closed cache of the same
                                 * processes (ADIOI_EDONIO_Node_kept), 0 when none */
+    uint64_t machine;          /* ADIOI_EDONIO_Node_machine */
+    int64_t cpus;              /* its machine's processors online */
     struct edonio_open_tag tag; /* rank 0's is the open's */
 };
 
@@ -119,6 +121,42 @@ static int shares_a_node(const struct edonio_peer *peers, int nprocs)
     return shared;
 }
 
+struct machine_of {
+    uint64_t machine;
+    int64_t cpus;
+};
+
+static int by_machine(const void *a, const void *b)
+{
+    uint64_t x = ((const struct machine_of *)a)->machine;
+    uint64_t y = ((const struct machine_of *)b)->machine;
+    return (x > y) - (x < y);
+}
+
+/*
+ * Do more of these processes run on some machine than it has processors online? Every process
+ * answers alike from the same records (ADIOI_EDONIO_Crowd_set). O(P log P).
+ */
+static int crowds(const struct record *all, int nprocs)
+{
+    struct machine_of *m = malloc((size_t)nprocs * sizeof(*m));
+    int crowded = 0;
+
+    if (m == NULL)
+        return 1; /* the answer that cannot stall a job: waits that yield */
+    for (int r = 0; r < nprocs; r++)
+        m[r] = (struct machine_of){all[r].machine, all[r].cpus};
+    qsort(m, (size_t)nprocs, sizeof(*m), by_machine);
+    for (int r = 0, run = 0; r < nprocs && !crowded; r = run) {
+        int64_t cpus = m[r].cpus;
+        for (run = r; run < nprocs && m[run].machine == m[r].machine; run++)
+            cpus = m[run].cpus < cpus ? m[run].cpus : cpus;
+        crowded = cpus > 0 && run - r > cpus;
+    }
+    free(m);
+    return crowded;
+}
+
 /* Did every process offer the same kept memory as this one? */
 static int kept_by_all(const struct record *all, int nprocs, uint64_t mine)
 {
@@ -169,7 +207,7 @@ static struct outcome exchange_again(struct edonio_cache *c, MPI_Comm comm, stru
         c->hints = agreed;
     }
     mine->deferred = 0;
-    MPI_Allgather(mine, sizeof(*mine), MPI_BYTE, all, sizeof(*mine), MPI_BYTE, comm);
+    ADIOI_EDONIO_Allgather_open(mine, sizeof(*mine), all, comm);
     return outcome_of(all, c->nprocs);
 }
 
@@ -193,6 +231,8 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     ADIOI_EDONIO_Hints_resolve(&mine.hints, c->fd_sys);
     mine.open_class = open_class;
     mine.sharing = sharing;
+    mine.machine = ADIOI_EDONIO_Node_machine();
+    mine.cpus = sysconf(_SC_NPROCESSORS_ONLN);
     const char *base = strrchr(c->filename, '/'); /* the shared-pointer file is named after it */
     mine.tag.name_hash = ADIOI_EDONIO_Node_hash_text(base ? base + 1 : c->filename);
     if (c->rank == 0) {
@@ -203,7 +243,8 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
         MPI_Abort(comm, ENOMEM); /* cannot take part in the exchange */
     if (open_class == 0 && !sharing)
         offer_memory(c, &mine, may_reuse);
-    MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, comm);
+    ADIOI_EDONIO_Allgather_open(&mine, sizeof(mine), all, comm);
+    ADIOI_EDONIO_Crowd_set(comm, crowds(all, c->nprocs));
     o = outcome_of(all, c->nprocs);
     if (o.failed < 0 && !o.sharing) {
         c->hints = c->asked = all[0].hints;

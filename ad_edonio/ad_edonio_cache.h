@@ -142,6 +142,8 @@ int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me);
 uint64_t ADIOI_EDONIO_Node_random(void);
 /* A 64-bit hash of a text (node keys, the names in open tags). */
 uint64_t ADIOI_EDONIO_Node_hash_text(const char *s);
+/* This process's machine: processes with equal values run on one kernel, PID namespace and user. */
+uint64_t ADIOI_EDONIO_Node_machine(void);
 /* The same record without memory (its memfd -1): for a process that offers kept memory. */
 void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me);
 /*

@@ -242,6 +242,8 @@ static void msgs_push(struct edonio_msg **m, int *n, int *cap, struct edonio_msg
  * a nonblocking barrier once its own sends are matched; when the barrier completes, every message
  * of the exchange has been received (Hoefler, Siebert and Lumsdaine's NBX). A process pays for
  * its partners and the barrier's O(log P) steps, never for the processes it has nothing for.
+ * Where the processes crowd their machine, a process that polls without progress gives its
+ * processor away now and then (ADIOI_EDONIO_Idle).
  */
 void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_msg *out, int nout,
                                   struct edonio_msg **in, int *nin, struct edonio_bufs *pool)
@@ -264,13 +266,16 @@ void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_ms
         else
             MPI_Issend_c(out[k].data, out[k].bytes, MPI_BYTE, out[k].peer, tag, comm, &req[nreq++]);
     }
-    while (!done) {
+    int crowded = ADIOI_EDONIO_Crowded(comm);
+
+    for (int idle = 0; !done;) {
         MPI_Message handle;
         MPI_Status st;
         MPI_Count bytes;
         int flag;
         MPI_Improbe(MPI_ANY_SOURCE, tag, comm, &flag, &handle, &st);
         if (flag) {
+            idle = 0;
             MPI_Get_count_c(&st, MPI_BYTE, &bytes);
             char *data = ADIOI_EDONIO_Bufs_get(pool, (size_t)bytes + 1);
             if (data == NULL)
@@ -284,8 +289,12 @@ void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_ms
             MPI_Testall(nreq, req, &sent, MPI_STATUSES_IGNORE);
             if (sent)
                 MPI_Ibarrier(comm, &barrier);
+            else
+                ADIOI_EDONIO_Idle(crowded, &idle); /* the partner may need our processor */
         } else {
             MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+            if (!done)
+                ADIOI_EDONIO_Idle(crowded, &idle);
         }
     }
     free(req);
@@ -662,7 +671,7 @@ static int round_read(const struct edonio_pass *pass, struct edonio_req *req, st
             MPI_Isend_c(to, bytes, MPI_BYTE, in[k].peer, EDONIO_TAG_REPLY, pass->comm,
                         &rq[nsend++]);
     }
-    edonio_wait_all(nsend, rq);
+    edonio_wait_all(ADIOI_EDONIO_Crowded(pass->comm), nsend, rq);
     for (int k = 0; k < nin; k++)
         ADIOI_EDONIO_Bufs_put(&r->bufs, reply[k]);
     free(reply);

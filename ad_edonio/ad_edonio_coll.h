@@ -127,11 +127,12 @@ void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_ms
 void ADIOI_EDONIO_Msgs_free(struct edonio_msg *m, int n, struct edonio_bufs *pool);
 
 /* MPI_Waitall without statuses (GCC's -Wstringop-overflow takes MPICH's MPI_STATUSES_IGNORE for
- * an array of no statuses where it inlines the call, and warns). */
-static inline void edonio_wait_all(int n, MPI_Request *rq)
+ * an array of no statuses where it inlines the call, and warns), yielding where the processes
+ * crowd their machine (ADIOI_EDONIO_Wait). */
+static inline void edonio_wait_all(int crowded, int n, MPI_Request *rq)
 {
     for (int k = 0; k < n; k++)
-        MPI_Wait(&rq[k], MPI_STATUS_IGNORE);
+        ADIOI_EDONIO_Wait(crowded, &rq[k]);
 }
 
 /* Atomic mode (ad_edonio_atomic.c). */

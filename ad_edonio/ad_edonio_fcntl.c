@@ -72,7 +72,7 @@ void ADIOI_EDONIO_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
     ADIOI_EDONIO_Cache_trim(c, size, !collective);
     ADIOI_EDONIO_Size_set(c, size);
     if (collective)
-        MPI_Barrier(fd->comm);
+        ADIOI_EDONIO_Barrier(fd->comm);
 }
 
 /*

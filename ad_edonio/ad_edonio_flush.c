@@ -30,7 +30,7 @@ static int write_back_grouped(struct edonio_cache *c, MPI_Comm comm, struct edon
     for (int g = 0; g < groups; g++) {
         if (g == mine)
             err = ADIOI_EDONIO_Cache_write_back_own(c, st, drop);
-        MPI_Barrier(comm);
+        ADIOI_EDONIO_Barrier(comm);
     }
     return err;
 }
@@ -84,7 +84,7 @@ int ADIOI_EDONIO_Flush_all(struct edonio_cache *c, const struct edonio_flush *f)
     /* Flush groups on one node: every process in the call before the first group writes back
      * (write_back_node_last). */
     if (!c->nodes_apart && c->nprocs > 1 && f->groups > 1)
-        MPI_Barrier(f->comm);
+        ADIOI_EDONIO_Barrier(f->comm);
     err = flush_once(c, f, c->nodes_apart);
 
     code = ADIOI_EDONIO_Agree_flag(f->comm, f->myname, c->filename, err,

@@ -195,7 +195,7 @@ static int read_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *re
     if (c->bypass || cb_disabled(fd, 0) ||
         edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO) {
         if (fd->atomicity) /* every process's earlier atomic writes are done (ad_edonio_atomic.c) */
-            MPI_Barrier(fd->comm);
+            ADIOI_EDONIO_Barrier(fd->comm);
         return ADIOI_EDONIO_Req_independent(c, pass.st, pass.budget, req, 0);
     }
     if (c->nodes_apart) /* the owners must have this process's own writes */

@@ -157,7 +157,7 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
     if (c->nprocs == 1)
         return 0;
     if (c->nodes_shared && !all_in)
-        MPI_Barrier(comm);
+        ADIOI_EDONIO_Barrier(comm);
     n = ADIOI_EDONIO_Cache_remote_pieces(c, &off, &len, &where);
     ADIOI_EDONIO_Req_pieces(&req, off, len, where, n > 0 ? n : 0);
     err = n < 0 ? ENOMEM : 0;

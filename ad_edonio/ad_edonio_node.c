@@ -91,24 +91,19 @@ static int mpich_nolocal(void)
 }
 
 /*
- * Processes with equal keys can map each other's memfd: same kernel, PID namespace and user.
- * Read once per process (none of them changes while it runs; a fork's child reads its own).
- * EDONIO_TEST_NODE, for tests only, splits one machine into nodes: processes whose values differ
- * never share memory, so that several processes per node on several nodes can be run on one
- * machine (test/cache/run.sh; MPICH's MPIR_CVAR_NOLOCAL gives every process a node of its own).
+ * The machine: the same kernel instance (its boot id, or the host's name where that cannot be
+ * read), PID namespace and user. Read once per process (none of them changes while it runs; a
+ * fork's child reads its own).
  */
-static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
+uint64_t ADIOI_EDONIO_Node_machine(void)
 {
     static uint64_t known;
     static pid_t known_by;
     char boot[64] = "", host[256] = "";
-    const char *split;
     struct stat st;
     uint64_t key = 0x65646f6e696fULL;
     int fd;
 
-    if (!h->shared_memory || mpich_nolocal())
-        return cookie; /* unique: a node of its own */
     if (known_by == getpid())
         return known;
     if ((fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)) >= 0) {
@@ -121,11 +116,25 @@ static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
     key = hash_text(key, boot);
     if (stat("/proc/self/ns/pid", &st) == 0)
         key = mix(key, (uint64_t)st.st_ino);
-    if ((split = getenv("EDONIO_TEST_NODE")) != NULL)
-        key = hash_text(key, split);
     known = mix(key, (uint64_t)getuid());
     known_by = getpid();
     return known;
+}
+
+/*
+ * Processes with equal keys can map each other's memfd: the same machine (above).
+ * EDONIO_TEST_NODE, for tests only, splits one machine into nodes: processes whose values differ
+ * never share memory, so that several processes per node on several nodes can be run on one
+ * machine (test/cache/run.sh; MPICH's MPIR_CVAR_NOLOCAL gives every process a node of its own).
+ */
+static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
+{
+    const char *split = getenv("EDONIO_TEST_NODE");
+    uint64_t key = ADIOI_EDONIO_Node_machine();
+
+    if (!h->shared_memory || mpich_nolocal())
+        return cookie; /* unique: a node of its own */
+    return split != NULL ? hash_text(key, split) : key;
 }
 
 /* ---------------------------------------------------------------- this process's memory */

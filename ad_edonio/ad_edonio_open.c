@@ -161,7 +161,7 @@ int ADIOI_EDONIO_Preload(ADIO_File fd)
     struct edonio_handle *h = edonio_handle(fd);
     long long mine = (long long)fd->fp_ind, from;
 
-    MPI_Allreduce(&mine, &from, 1, MPI_LONG_LONG, MPI_MIN, fd->comm);
+    ADIOI_EDONIO_Reduce_small(fd->comm, MPI_MIN, 1, &mine, &from);
     int err = ADIOI_EDONIO_Cache_preload(h->cache, &h->stats, from);
     return ADIOI_EDONIO_Agree(fd->comm, "ADIOI_EDONIO_PRELOAD", fd->filename, err);
 }
@@ -241,7 +241,7 @@ void ADIOI_EDONIO_Close_begin(ADIO_File fd)
         if (flush_cache(fd, h, &h->close_code))
             return;
     }
-    MPI_Barrier(fd->comm);
+    ADIOI_EDONIO_Barrier(fd->comm);
 }
 
 /* The handle lets its cache go (the cache itself when the handle made it). */

@@ -103,6 +103,10 @@ COUNTED(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Reque
 COUNTED(Iallreduce,
         (const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c, MPI_Request *q),
         (s, r, n, t, o, c, q))
+COUNTED(Iallgather,
+        (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c,
+         MPI_Request *q),
+        (s, sn, st, r, rn, rt, c, q))
 COUNTED(Comm_dup, (MPI_Comm c, MPI_Comm *d), (c, d))
 COUNTED(Comm_free, (MPI_Comm *c), (c))
 COUNTED(Comm_create, (MPI_Comm c, MPI_Group g, MPI_Comm *d), (c, g, d))
