@@ -143,7 +143,7 @@ static int crowds(const struct record *all, int nprocs)
     int crowded = 0;
 
     if (m == NULL)
-        return 1; /* the answer that cannot stall a job: waits that yield */
+        MPI_Abort(MPI_COMM_WORLD, ENOMEM); /* every process must answer alike */
     for (int r = 0; r < nprocs; r++)
         m[r] = (struct machine_of){all[r].machine, all[r].cpus};
     qsort(m, (size_t)nprocs, sizeof(*m), by_machine);
@@ -232,7 +232,7 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     mine.open_class = open_class;
     mine.sharing = sharing;
     mine.machine = ADIOI_EDONIO_Node_machine();
-    mine.cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    mine.cpus = ADIOI_EDONIO_Node_cpus();
     const char *base = strrchr(c->filename, '/'); /* the shared-pointer file is named after it */
     mine.tag.name_hash = ADIOI_EDONIO_Node_hash_text(base ? base + 1 : c->filename);
     if (c->rank == 0) {

@@ -144,6 +144,8 @@ uint64_t ADIOI_EDONIO_Node_random(void);
 uint64_t ADIOI_EDONIO_Node_hash_text(const char *s);
 /* This process's machine: processes with equal values run on one kernel, PID namespace and user. */
 uint64_t ADIOI_EDONIO_Node_machine(void);
+/* Its processors online (EDONIO_TEST_CPUS, for tests only, in their place), read once. */
+long ADIOI_EDONIO_Node_cpus(void);
 /* The same record without memory (its memfd -1): for a process that offers kept memory. */
 void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me);
 /*
@@ -181,8 +183,8 @@ void ADIOI_EDONIO_Node_lock(struct edonio_segment *seg);
 int ADIOI_EDONIO_Node_enter_flush(struct edonio_node *n);
 /*
  * A held segment that reached its first limit (planned > limit): the node's memory limit is read
- * (once per process) and the limit raised to planned, or as far as that memory allows
- * (doc/hints.md); planned is then 0.
+ * (once per process) and the limit set to planned, or to what that memory allows, which may be
+ * less than the first limit (doc/hints.md); planned is then 0.
  */
 void ADIOI_EDONIO_Node_grow(struct edonio_segment *seg);
 /*

@@ -280,7 +280,7 @@ evict:
 
 /*
  * Is a held segment full? A segment that reaches its first limit learns the node's memory limit
- * then, and may grow (ADIOI_EDONIO_Node_grow).
+ * then, and grows, or shrinks below what it holds (ADIOI_EDONIO_Node_grow; slot_for evicts).
  */
 static int full(struct edonio_segment *seg)
 {
@@ -327,8 +327,10 @@ static int slot_for(struct edonio_cache *c, struct edonio_stats *st, struct edon
     *slot = take_slot(c, seg, block, &err);
     if (*slot != EDONIO_NO_SLOT || err != 0)
         return err;
-    if ((err = make_room(c, st, seg)) != 0)
-        return err;
+    do { /* one block out, or more where the node's memory limit lowered the segment's */
+        if ((err = make_room(c, st, seg)) != 0)
+            return err;
+    } while (full(seg));
     *slot = take_slot(c, seg, block, &err);
     return *slot == EDONIO_NO_SLOT && err == 0 ? ENOMEM : err;
 }

@@ -121,6 +121,16 @@ uint64_t ADIOI_EDONIO_Node_machine(void)
     return known;
 }
 
+long ADIOI_EDONIO_Node_cpus(void)
+{
+    static long known;
+    const char *test = getenv("EDONIO_TEST_CPUS");
+
+    if (known == 0)
+        known = test != NULL ? atol(test) : sysconf(_SC_NPROCESSORS_ONLN);
+    return known;
+}
+
 /*
  * Processes with equal keys can map each other's memfd: the same machine (above).
  * EDONIO_TEST_NODE, for tests only, splits one machine into nodes: processes whose values differ
@@ -180,11 +190,11 @@ static long long node_memory(void)
 }
 
 /*
- * What a segment may cache before the node's memory limit is known: 16 MiB per segment, so that a
- * node of 64 processes holds at most 2 GiB (own and remote segments) before each of them bounds
- * its own by the limit.
+ * What a segment may cache before the node's memory limit is known: 4 MiB, so that a node of 128
+ * processes holds at most 1 GiB (own and remote segments) before each of them bounds its own by the
+ * limit; a limit that allows less lowers the segment then, and its blocks beyond it are evicted.
  */
-enum { FIRST_LIMIT = 16 << 20 };
+enum { FIRST_LIMIT = 4 << 20 };
 
 /* Slots for 'bytes' of blocks, at most 'cap' bytes of them, at least one. */
 static int32_t slots_for(long long bytes, long long block, long long cap)
@@ -285,10 +295,9 @@ static long long ceiling(const struct edonio_segment *seg)
 void ADIOI_EDONIO_Node_grow(struct edonio_segment *seg)
 {
     long long bs = seg->block_size;
-    int32_t to = slots_for(seg->planned * bs, bs, node_memory() / seg->share);
 
-    if (to > seg->limit)
-        seg->limit = to;
+    /* up, or down where the limit allows less than the first limit (the caller evicts) */
+    seg->limit = slots_for(seg->planned * bs, bs, node_memory() / seg->share);
     seg->planned = 0;
 }
 

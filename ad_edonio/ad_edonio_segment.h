@@ -64,7 +64,7 @@ struct edonio_segment {
     int32_t nslots;           /* slots laid out */
     int32_t limit;            /* slots that may hold a block at once (<= nslots) */
     int32_t planned;          /* > limit: what limit becomes once the node's memory limit is
-                               * known, if it allows (ADIOI_EDONIO_Node_grow); else 0 */
+                               * known, or less if it allows less (ADIOI_EDONIO_Node_grow) */
     int32_t share;            /* with planned: the segment's share, 1/share, of that memory */
     int32_t nbuckets;         /* hash buckets, a power of two */
     int32_t nused;            /* slots holding a block */

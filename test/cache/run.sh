@@ -17,8 +17,8 @@
 #                     (write_back=span), or no byte-range lock (exact)
 #   t_preload         romio_edonio_preload (statistics: no misses)
 #   t_memlimit        the node's memory limit (EDONIO_TEST_MEMORY_LIMIT standing for a cgroup's)
-#                     bounds a cache of 256 MiB per process; without it the cache grows past the
-#                     16 MiB it may hold before the limit is read (statistics: evictions, memory)
+#                     bounds a cache of 256 MiB per process, above or below the 4 MiB a segment
+#                     may hold before the limit is read (statistics: evictions, memory)
 #   t_hints           invalid and valid hint values, MPI_File_set_info
 #   t_wronly_noread   write-only open without read permission (as an unprivileged user)
 #   t_direct          large requests: uncached whole blocks go direct, dirty cached ones never
@@ -311,15 +311,18 @@ test_valgrind_nodes() {
         "${nodes[@]}" -- "${memcheck[@]}" "$bin/t_deliver" "$data/vg-deliver"
 }
 
-# 15. The node's memory limit, read when a segment first fills (16 MiB), not at open: 48 blocks of
+# 15. The node's memory limit, read when a segment first fills (4 MiB), not at open: 48 blocks of
 # 1 MiB per process where the limit gives each own segment 48 MiB (one node of 2, 2 nodes of one,
-# 2 nodes of 2), all 64 without a limit, and the next open reports the bound. Seen to fail in both
-# directions, and with the kept memory's report not lowered (t_memlimit.c).
+# 2 nodes of 2), 2 where it gives 2 MiB (below the first limit: the segment shrinks), all 64 where
+# it gives more, and the next open reports the bound. Seen to fail in each direction, and with the
+# kept memory's report not lowered (t_memlimit.c).
 test_memlimit() {
-    run_mpi "cache/memlimit none np=2" "$work/memlimit-none.log" 2 "${edonio[@]}" -- \
-        "$bin/t_memlimit" "$data/memlimit-none"
+    run_mpi "cache/memlimit 64GiB np=2" "$work/memlimit-big.log" 2 "${edonio[@]}" \
+        EDONIO_TEST_MEMORY_LIMIT=68719476736 -- "$bin/t_memlimit" "$data/memlimit-big"
     run_mpi "cache/memlimit 192MiB np=2" "$work/memlimit-2.log" 2 "${edonio[@]}" \
         EDONIO_TEST_MEMORY_LIMIT=201326592 -- "$bin/t_memlimit" "$data/memlimit-2"
+    run_mpi "cache/memlimit 8MiB np=2" "$work/memlimit-low.log" 2 "${edonio[@]}" \
+        EDONIO_TEST_MEMORY_LIMIT=8388608 -- "$bin/t_memlimit" "$data/memlimit-low"
     run_mpi "cache/memlimit 96MiB 2-nodes np=2" "$work/memlimit-nodes.log" 2 "${edonio[@]}" \
         "${nodes[@]}" EDONIO_TEST_MEMORY_LIMIT=100663296 EDONIO_TEST_NLOCAL=1 -- \
         "$bin/t_memlimit" "$data/memlimit-nodes"
@@ -385,6 +388,13 @@ run_all_np t_deliver 1
 # Seen to fail on the code before (a reduction for the first window, one after the last round):
 # "one round: 5 collective operations, expected 3" across nodes and at 2x2.
 run_all_np t_syncs 1
+# Both ways of waiting on any machine: crowded (more processes than EDONIO_TEST_CPUS) and not.
+run_mpi "cache/syncs crowded np=2" "$work/syncs-crowded.log" 2 "${edonio[@]}" \
+    EDONIO_TEST_CPUS=1 -- "$bin/t_syncs" "$data/syncs-crowded"
+run_mpi "cache/syncs crowded 2-nodes np=2" "$work/syncs-crowded-nodes.log" 2 "${edonio[@]}" \
+    "${nodes[@]}" EDONIO_TEST_CPUS=1 -- "$bin/t_syncs" "$data/syncs-crowded-nodes"
+run_mpi "cache/syncs uncrowded 2-nodes np=4" "$work/syncs-uncrowded.log" 4 "${edonio[@]}" \
+    "${nodes[@]}" EDONIO_TEST_CPUS=64 -- "$bin/t_syncs" "$data/syncs-uncrowded"
 test_valgrind_nodes
 test_consistency
 test_random
