@@ -98,63 +98,49 @@ static struct outcome outcome_of(const struct record *all, int nprocs)
     return o;
 }
 
-static int by_key(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Does some node have several of these processes? */
-static int shares_a_node(const struct edonio_peer *peers, int nprocs)
-{
-    uint64_t *key = malloc((size_t)nprocs * sizeof(*key));
-    int shared = 0;
-
-    if (key == NULL)
-        return 1; /* the safe answer */
-    for (int r = 0; r < nprocs; r++)
-        key[r] = peers[r].key;
-    qsort(key, (size_t)nprocs, sizeof(*key), by_key);
-    for (int r = 1; r < nprocs && !shared; r++)
-        shared = key[r] == key[r - 1];
-    free(key);
-    return shared;
-}
-
-struct machine_of {
-    uint64_t machine;
-    int64_t cpus;
+/* A key of the open's records and how many processes may share it. */
+struct counted {
+    uint64_t key;
+    int64_t most;
 };
 
-static int by_machine(const void *a, const void *b)
+static int by_key(const void *a, const void *b)
 {
-    uint64_t x = ((const struct machine_of *)a)->machine;
-    uint64_t y = ((const struct machine_of *)b)->machine;
+    uint64_t x = ((const struct counted *)a)->key, y = ((const struct counted *)b)->key;
     return (x > y) - (x < y);
 }
 
-/*
- * Do more of these processes run on some machine than it has processors online? Every process
- * answers alike from the same records (ADIOI_EDONIO_Crowd_set). O(P log P).
- */
-static int crowds(const struct record *all, int nprocs)
-{
-    struct machine_of *m = malloc((size_t)nprocs * sizeof(*m));
-    int crowded = 0;
+enum counted_by {
+    BY_NODE,   /* does some node have several of these processes? */
+    BY_MACHINE /* do more of them run on some machine than it has processors online? */
+};
 
-    if (m == NULL)
-        MPI_Abort(MPI_COMM_WORLD, ENOMEM); /* every process must answer alike */
+/*
+ * Does some key of the records (the node's, or the machine's) occur more often than it may (the
+ * smallest 'most' of its records)? Every process answers alike from the same records: one that
+ * could not answer would make the others wait for a barrier or a kind of collective it skips
+ * (ADIOI_EDONIO_Crowd_set), so it aborts. O(P log P).
+ */
+static int over(const struct record *all, int nprocs, enum counted_by by)
+{
+    struct counted *k = malloc((size_t)nprocs * sizeof(*k));
+    int found = 0;
+
+    if (k == NULL)
+        MPI_Abort(MPI_COMM_WORLD, ENOMEM);
     for (int r = 0; r < nprocs; r++)
-        m[r] = (struct machine_of){all[r].machine, all[r].cpus};
-    qsort(m, (size_t)nprocs, sizeof(*m), by_machine);
-    for (int r = 0, run = 0; r < nprocs && !crowded; r = run) {
-        int64_t cpus = m[r].cpus;
-        for (run = r; run < nprocs && m[run].machine == m[r].machine; run++)
-            cpus = m[run].cpus < cpus ? m[run].cpus : cpus;
-        crowded = cpus > 0 && run - r > cpus;
+        k[r] = by == BY_NODE
+                   ? (struct counted){all[r].peer.key, 1}
+                   : (struct counted){all[r].machine, all[r].cpus > 0 ? all[r].cpus : INT64_MAX};
+    qsort(k, (size_t)nprocs, sizeof(*k), by_key);
+    for (int r = 0, run = 0; r < nprocs && !found; r = run) {
+        int64_t most = k[r].most;
+        for (run = r; run < nprocs && k[run].key == k[r].key; run++)
+            most = k[run].most < most ? k[run].most : most;
+        found = run - r > most;
     }
-    free(m);
-    return crowded;
+    free(k);
+    return found;
 }
 
 /* Did every process offer the same kept memory as this one? */
@@ -244,7 +230,7 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     if (open_class == 0 && !sharing)
         offer_memory(c, &mine, may_reuse);
     ADIOI_EDONIO_Allgather_open(&mine, sizeof(mine), all, comm);
-    ADIOI_EDONIO_Crowd_set(comm, crowds(all, c->nprocs));
+    ADIOI_EDONIO_Crowd_set(comm, over(all, c->nprocs, BY_MACHINE));
     o = outcome_of(all, c->nprocs);
     if (o.failed < 0 && !o.sharing) {
         c->hints = c->asked = all[0].hints;
@@ -260,7 +246,7 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
                 peers[r] = all[r].peer;
                 c->nodes_apart |= all[r].peer.key != all[0].peer.key;
             }
-            c->nodes_shared = shares_a_node(peers, c->nprocs);
+            c->nodes_shared = over(all, c->nprocs, BY_NODE);
             ADIOI_EDONIO_Node_attach(c, peers);
         }
         c->fetch_buf = malloc((size_t)c->hints.block_size); /* NULL: allocated when needed */
