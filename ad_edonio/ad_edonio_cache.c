@@ -34,7 +34,8 @@ struct record {
     uint64_t kept;             /* the id of memory it kept from a closed cache of the same
                                 * processes (ADIOI_EDONIO_Node_kept), 0 when none */
     uint64_t machine;          /* ADIOI_EDONIO_Node_machine */
-    int64_t cpus;              /* its machine's processors online */
+    int64_t cpus;              /* the processors it may run on (ADIOI_EDONIO_Node_cpus) */
+    uint64_t cpu_bits;         /* and which, folded onto 64 bits */
     struct edonio_open_tag tag; /* rank 0's is the open's */
 };
 
@@ -101,7 +102,8 @@ static struct outcome outcome_of(const struct record *all, int nprocs)
 /* A key of the open's records and how many processes may share it. */
 struct counted {
     uint64_t key;
-    int64_t most;
+    int64_t most;  /* processes its key may have: the smallest of its records' */
+    uint64_t bits; /* BY_MACHINE: the processors of its record, folded (Node_cpus) */
 };
 
 static int by_key(const void *a, const void *b)
@@ -112,12 +114,16 @@ static int by_key(const void *a, const void *b)
 
 enum counted_by {
     BY_NODE,   /* does some node have several of these processes? */
-    BY_MACHINE /* do more of them run on some machine than it has processors online? */
+    BY_MACHINE /* do more of them run on some machine than it has processors for them? */
 };
 
 /*
- * Does some key of the records (the node's, or the machine's) occur more often than it may (the
- * smallest 'most' of its records)? Every process answers alike from the same records: one that
+ * Does some key of the records (the node's, or the machine's) occur more often than it may? By
+ * node: more than once. By machine: more often than the processors its processes may run on: the
+ * most of one process's (a cpuset, or no binding: every process may run on all of them), or of
+ * the union of their folded masks (processes bound to processors of their own: one each; exact up
+ * to 64 processors, else it counts too few, and processes that are not crowded are taken for
+ * crowded: their waits only yield). Every process answers alike from the same records: one that
  * could not answer would make the others wait for a barrier or a kind of collective it skips
  * (ADIOI_EDONIO_Crowd_set), so it aborts. O(P log P).
  */
@@ -130,13 +136,19 @@ static int over(const struct record *all, int nprocs, enum counted_by by)
         MPI_Abort(MPI_COMM_WORLD, ENOMEM);
     for (int r = 0; r < nprocs; r++)
         k[r] = by == BY_NODE
-                   ? (struct counted){all[r].peer.key, 1}
-                   : (struct counted){all[r].machine, all[r].cpus > 0 ? all[r].cpus : INT64_MAX};
+                   ? (struct counted){all[r].peer.key, 1, 0}
+                   : (struct counted){all[r].machine, all[r].cpus > 0 ? all[r].cpus : INT64_MAX,
+                                      all[r].cpu_bits};
     qsort(k, (size_t)nprocs, sizeof(*k), by_key);
     for (int r = 0, run = 0; r < nprocs && !found; r = run) {
         int64_t most = k[r].most;
-        for (run = r; run < nprocs && k[run].key == k[r].key; run++)
+        uint64_t bits = 0;
+        for (run = r; run < nprocs && k[run].key == k[r].key; run++) {
             most = k[run].most < most ? k[run].most : most;
+            bits |= k[run].bits;
+        }
+        if (__builtin_popcountll(bits) > most)
+            most = __builtin_popcountll(bits);
         found = run - r > most;
     }
     free(k);
@@ -218,7 +230,7 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     mine.open_class = open_class;
     mine.sharing = sharing;
     mine.machine = ADIOI_EDONIO_Node_machine();
-    mine.cpus = ADIOI_EDONIO_Node_cpus();
+    mine.cpus = ADIOI_EDONIO_Node_cpus(&mine.cpu_bits);
     const char *base = strrchr(c->filename, '/'); /* the shared-pointer file is named after it */
     mine.tag.name_hash = ADIOI_EDONIO_Node_hash_text(base ? base + 1 : c->filename);
     if (c->rank == 0) {

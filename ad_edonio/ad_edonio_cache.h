@@ -144,8 +144,13 @@ uint64_t ADIOI_EDONIO_Node_random(void);
 uint64_t ADIOI_EDONIO_Node_hash_text(const char *s);
 /* This process's machine: processes with equal values run on one kernel, PID namespace and user. */
 uint64_t ADIOI_EDONIO_Node_machine(void);
-/* Its processors online (EDONIO_TEST_CPUS, for tests only, in their place), read once. */
-long ADIOI_EDONIO_Node_cpus(void);
+/*
+ * The processors this process may run on (its affinity mask: a cpuset or a binding counts), read
+ * once, and in *bits the mask folded onto 64 bits (processor i sets bit i mod 64), so that the
+ * masks of a machine's processes can be joined. EDONIO_TEST_CPUS, for tests only, stands for the
+ * count (*bits 0); where the mask cannot be read, the processors online (*bits 0).
+ */
+long ADIOI_EDONIO_Node_cpus(uint64_t *bits);
 /* The same record without memory (its memfd -1): for a process that offers kept memory. */
 void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me);
 /*

@@ -52,7 +52,7 @@ int ADIOI_EDONIO_Err(const char *myname, const char *filename, int my_errno)
 /* ------------------------------------------------------------------ waiting for the others */
 
 /*
- * Do the processes of a file crowd a machine: more of them on it than it has processors online?
+ * Do the processes of a file crowd a machine: more of them on it than processors they may run on?
  * Then a process that waits in a blocking collective busy-polls on a processor that the process it
  * waits for needs: MPICH's MPI_Allgather of 24 bytes took 4-5 ms a call (a scheduler's time slice)
  * at 4 processes on 2 processors, against 11-19 us for MPI_Iallgather tested in a loop that gives

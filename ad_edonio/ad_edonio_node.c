@@ -121,13 +121,24 @@ uint64_t ADIOI_EDONIO_Node_machine(void)
     return known;
 }
 
-long ADIOI_EDONIO_Node_cpus(void)
+long ADIOI_EDONIO_Node_cpus(uint64_t *bits)
 {
     static long known;
+    static uint64_t known_bits;
     const char *test = getenv("EDONIO_TEST_CPUS");
+    cpu_set_t set;
 
-    if (known == 0)
-        known = test != NULL ? atol(test) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (known == 0 && test != NULL) {
+        known = atol(test);
+    } else if (known == 0 && sched_getaffinity(0, sizeof(set), &set) == 0) {
+        known = CPU_COUNT(&set); /* one system call: no path looked up in /sys (30 us, first) */
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+            if (CPU_ISSET(cpu, &set))
+                known_bits |= UINT64_C(1) << (cpu % 64);
+    } else if (known == 0) {
+        known = sysconf(_SC_NPROCESSORS_ONLN); /* more than CPU_SETSIZE processors */
+    }
+    *bits = known_bits;
     return known;
 }
 

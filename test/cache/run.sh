@@ -387,6 +387,23 @@ test_coll_direct
 run_all_np t_deliver 1
 # Seen to fail on the code before (a reduction for the first window, one after the last round):
 # "one round: 5 collective operations, expected 3" across nodes and at 2x2.
+# The processors a process may run on are its affinity mask's: both processes confined to
+# processor 0 crowd it; each bound to a processor of its own does not (the masks are joined).
+# Seen to fail with the processors online counted instead ("1 blocking collectives among 2
+# processes on 1 processors"), and with the masks not joined ("no blocking collective among 2
+# processes on 1 processors").
+test_syncs_bound() {
+    # shellcheck disable=SC2016 # $PMI_RANK and $0 are the inner shell's
+    local bind='exec taskset -c "$PMI_RANK" "$0" "$@"'
+    if ! command -v taskset >/dev/null || [ "$(nproc)" -lt 2 ]; then
+        skip "cache/syncs bound np=2" "needs taskset and 2 processors to bind to"
+        return
+    fi
+    run_mpi "cache/syncs confined np=2" "$work/syncs-confined.log" 2 "${edonio[@]}" \
+        EDONIO_TEST_EXPECT_CROWDED=1 -- taskset -c 0 "$bin/t_syncs" "$data/syncs-confined"
+    run_mpi "cache/syncs bound np=2" "$work/syncs-bound.log" 2 "${edonio[@]}" \
+        EDONIO_TEST_EXPECT_CROWDED=0 -- sh -c "$bind" "$bin/t_syncs" "$data/syncs-bound"
+}
 run_all_np t_syncs 1
 # Both ways of waiting on any machine: crowded (more processes than EDONIO_TEST_CPUS) and not.
 run_mpi "cache/syncs crowded np=2" "$work/syncs-crowded.log" 2 "${edonio[@]}" \
@@ -395,6 +412,7 @@ run_mpi "cache/syncs crowded 2-nodes np=2" "$work/syncs-crowded-nodes.log" 2 "${
     "${nodes[@]}" EDONIO_TEST_CPUS=1 -- "$bin/t_syncs" "$data/syncs-crowded-nodes"
 run_mpi "cache/syncs uncrowded 2-nodes np=4" "$work/syncs-uncrowded.log" 4 "${edonio[@]}" \
     "${nodes[@]}" EDONIO_TEST_CPUS=64 -- "$bin/t_syncs" "$data/syncs-uncrowded"
+test_syncs_bound
 test_valgrind_nodes
 test_consistency
 test_random

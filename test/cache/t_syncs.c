@@ -26,10 +26,12 @@
  *    first (its rounds, and a reduction after its last: whether any process failed) then the
  *    write's rounds: 2R + 2 over both;
  * 4. a collective read: 1.
- * Where the processes crowd the machine (more of them than processors online, or than
- * EDONIO_TEST_CPUS, which run.sh sets to try both ways on any machine), none of these may be a
- * blocking collective (ad_edonio_common.c: each process waits in a nonblocking one, giving its
- * processor away); elsewhere the agreement is MPI's blocking call.
+ * Where the processes crowd the machine (more of them than the processors their affinity masks
+ * allow, or than EDONIO_TEST_CPUS, which run.sh sets to try both ways on any machine), none of
+ * these may be a blocking collective (ad_edonio_common.c: each process waits in a nonblocking one,
+ * giving its processor away); elsewhere the agreement is MPI's blocking call. run.sh also runs it
+ * with every process confined to processor 0 (crowded: 2 processes, 1 processor) and each bound to
+ * a processor of its own (not crowded), and says which with EDONIO_TEST_EXPECT_CROWDED.
  * Seen to fail: with every wait blocking, at 3 and 4 processes on 2 processors ("1 blocking
  * collectives among 4 processes on 2 processors"). On the code before (a reduction of its own for
  * the pass's first window, and one after the last round), cases 1-3 across nodes (5, 2R + 3,
@@ -39,6 +41,7 @@
 #include "cache_test.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 
 static long long collectives, blocking;
 
@@ -99,18 +102,26 @@ enum { BS = 65536, SMALL = 100, LARGE = 4 * BS };
 
 static unsigned char buf[LARGE];
 
-/* This machine's processors online, as the library counts them (EDONIO_TEST_CPUS, test-only). */
+/* The processors this process may run on, as the library counts them (EDONIO_TEST_CPUS,
+ * test-only, in their place). */
 static long cpus(void)
 {
     const char *test = getenv("EDONIO_TEST_CPUS");
+    cpu_set_t set;
 
-    return test != NULL ? atol(test) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (test != NULL)
+        return atol(test);
+    return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
+                                                        : sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/* Do this run's processes crowd this machine (more of them than processors online)? */
+/* Do this run's processes crowd this machine? What run.sh says (a binding), else: more of them
+ * than the processors one of them may run on (no binding: all of them may run on those). */
 static int crowded(void)
 {
-    return ct_nprocs > cpus();
+    const char *expect = getenv("EDONIO_TEST_EXPECT_CROWDED");
+
+    return expect != NULL ? atoi(expect) : ct_nprocs > cpus();
 }
 
 /*
