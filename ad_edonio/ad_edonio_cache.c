@@ -35,7 +35,7 @@ struct record {
                                 * processes (ADIOI_EDONIO_Node_kept), 0 when none */
     uint64_t machine;          /* ADIOI_EDONIO_Node_machine */
     int64_t cpus;              /* the processors it may run on (ADIOI_EDONIO_Node_cpus) */
-    uint64_t cpu_bits;         /* and which, folded onto 64 bits */
+    uint64_t cpu_mask;         /* which: a hash of its affinity mask */
     struct edonio_open_tag tag; /* rank 0's is the open's */
 };
 
@@ -102,8 +102,7 @@ static struct outcome outcome_of(const struct record *all, int nprocs)
 /* A key of the open's records and how many processes may share it. */
 struct counted {
     uint64_t key;
-    int64_t most;  /* processes its key may have: the smallest of its records' */
-    uint64_t bits; /* BY_MACHINE: the processors of its record, folded (Node_cpus) */
+    int64_t most; /* processes its key may have: the smallest of its records' */
 };
 
 static int by_key(const void *a, const void *b)
@@ -114,18 +113,19 @@ static int by_key(const void *a, const void *b)
 
 enum counted_by {
     BY_NODE,   /* does some node have several of these processes? */
-    BY_MACHINE /* do more of them run on some machine than it has processors for them? */
+    BY_MACHINE /* do more of them share some processors than there are? */
 };
 
 /*
- * Does some key of the records (the node's, or the machine's) occur more often than it may? By
- * node: more than once. By machine: more often than the processors its processes may run on: the
- * most of one process's (a cpuset, or no binding: every process may run on all of them), or of
- * the union of their folded masks (processes bound to processors of their own: one each; exact up
- * to 64 processors, else it counts too few, and processes that are not crowded are taken for
- * crowded: their waits only yield). Every process answers alike from the same records: one that
- * could not answer would make the others wait for a barrier or a kind of collective it skips
- * (ADIOI_EDONIO_Crowd_set), so it aborts. O(P log P).
+ * Does some key of the records occur more often than it may (the smallest 'most' of its
+ * records)? By node: the node's key, once. By machine: the machine's key with the affinity mask's,
+ * as often as the mask has processors: processes that may all run on the same processors (no
+ * binding, a cpuset) crowd them when there are more of them; processes bound one per processor
+ * have masks of their own and never do; two bound to one processor do. Processes whose masks
+ * overlap without being equal are not counted together (a binding made by hand: such a job may
+ * be crowded and not seen so; its waits are then MPI's blocking ones). Every process answers
+ * alike from the same records: one that could not answer would make the others wait for a barrier
+ * or a kind of collective it skips (ADIOI_EDONIO_Crowd_set), so it aborts. O(P log P).
  */
 static int over(const struct record *all, int nprocs, enum counted_by by)
 {
@@ -136,19 +136,14 @@ static int over(const struct record *all, int nprocs, enum counted_by by)
         MPI_Abort(MPI_COMM_WORLD, ENOMEM);
     for (int r = 0; r < nprocs; r++)
         k[r] = by == BY_NODE
-                   ? (struct counted){all[r].peer.key, 1, 0}
-                   : (struct counted){all[r].machine, all[r].cpus > 0 ? all[r].cpus : INT64_MAX,
-                                      all[r].cpu_bits};
+                   ? (struct counted){all[r].peer.key, 1}
+                   : (struct counted){ADIOI_EDONIO_Node_mix(all[r].machine, all[r].cpu_mask),
+                                      all[r].cpus > 0 ? all[r].cpus : INT64_MAX};
     qsort(k, (size_t)nprocs, sizeof(*k), by_key);
     for (int r = 0, run = 0; r < nprocs && !found; r = run) {
         int64_t most = k[r].most;
-        uint64_t bits = 0;
-        for (run = r; run < nprocs && k[run].key == k[r].key; run++) {
+        for (run = r; run < nprocs && k[run].key == k[r].key; run++)
             most = k[run].most < most ? k[run].most : most;
-            bits |= k[run].bits;
-        }
-        if (__builtin_popcountll(bits) > most)
-            most = __builtin_popcountll(bits);
         found = run - r > most;
     }
     free(k);
@@ -230,7 +225,7 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     mine.open_class = open_class;
     mine.sharing = sharing;
     mine.machine = ADIOI_EDONIO_Node_machine();
-    mine.cpus = ADIOI_EDONIO_Node_cpus(&mine.cpu_bits);
+    mine.cpus = ADIOI_EDONIO_Node_cpus(&mine.cpu_mask);
     const char *base = strrchr(c->filename, '/'); /* the shared-pointer file is named after it */
     mine.tag.name_hash = ADIOI_EDONIO_Node_hash_text(base ? base + 1 : c->filename);
     if (c->rank == 0) {

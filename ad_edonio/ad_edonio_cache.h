@@ -142,15 +142,17 @@ int ADIOI_EDONIO_Node_prepare(struct edonio_cache *c, struct edonio_peer *me);
 uint64_t ADIOI_EDONIO_Node_random(void);
 /* A 64-bit hash of a text (node keys, the names in open tags). */
 uint64_t ADIOI_EDONIO_Node_hash_text(const char *s);
+/* v mixed into the hash h (keys made of several values). */
+uint64_t ADIOI_EDONIO_Node_mix(uint64_t h, uint64_t v);
 /* This process's machine: processes with equal values run on one kernel, PID namespace and user. */
 uint64_t ADIOI_EDONIO_Node_machine(void);
 /*
- * The processors this process may run on (its affinity mask: a cpuset or a binding counts), read
- * once, and in *bits the mask folded onto 64 bits (processor i sets bit i mod 64), so that the
- * masks of a machine's processes can be joined. EDONIO_TEST_CPUS, for tests only, stands for the
- * count (*bits 0); where the mask cannot be read, the processors online (*bits 0).
+ * The processors this process may run on now (its affinity mask: a cpuset or a binding counts; a
+ * binding made after an open counts from the next), and in *mask a hash of which they are (0 when
+ * unknown). EDONIO_TEST_CPUS, for tests only, stands for the count; where the mask cannot be
+ * read, the processors online.
  */
-long ADIOI_EDONIO_Node_cpus(uint64_t *bits);
+long ADIOI_EDONIO_Node_cpus(uint64_t *mask);
 /* The same record without memory (its memfd -1): for a process that offers kept memory. */
 void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me);
 /*

@@ -58,6 +58,11 @@ static uint64_t hash_text(uint64_t h, const char *s)
     return h;
 }
 
+uint64_t ADIOI_EDONIO_Node_mix(uint64_t h, uint64_t v)
+{
+    return mix(h, v);
+}
+
 uint64_t ADIOI_EDONIO_Node_hash_text(const char *s)
 {
     return hash_text(0, s);
@@ -121,25 +126,22 @@ uint64_t ADIOI_EDONIO_Node_machine(void)
     return known;
 }
 
-long ADIOI_EDONIO_Node_cpus(uint64_t *bits)
+long ADIOI_EDONIO_Node_cpus(uint64_t *mask)
 {
-    static long known;
-    static uint64_t known_bits;
     const char *test = getenv("EDONIO_TEST_CPUS");
     cpu_set_t set;
+    uint64_t h = 0;
 
-    if (known == 0 && test != NULL) {
-        known = atol(test);
-    } else if (known == 0 && sched_getaffinity(0, sizeof(set), &set) == 0) {
-        known = CPU_COUNT(&set); /* one system call: no path looked up in /sys (30 us, first) */
-        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-            if (CPU_ISSET(cpu, &set))
-                known_bits |= UINT64_C(1) << (cpu % 64);
-    } else if (known == 0) {
-        known = sysconf(_SC_NPROCESSORS_ONLN); /* more than CPU_SETSIZE processors */
-    }
-    *bits = known_bits;
-    return known;
+    *mask = 0;
+    if (test != NULL)
+        return atol(test);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return sysconf(_SC_NPROCESSORS_ONLN); /* more processors than CPU_SETSIZE */
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            h = mix(h, (uint64_t)cpu + 1);
+    *mask = h;
+    return CPU_COUNT(&set);
 }
 
 /*

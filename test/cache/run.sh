@@ -387,22 +387,37 @@ test_coll_direct
 run_all_np t_deliver 1
 # Seen to fail on the code before (a reduction for the first window, one after the last round):
 # "one round: 5 collective operations, expected 3" across nodes and at 2x2.
-# The processors a process may run on are its affinity mask's: both processes confined to
-# processor 0 crowd it; each bound to a processor of its own does not (the masks are joined).
+# The processors this shell may run on, one a line ("0-3,6": 0 1 2 3 6).
+allowed_cpus() {
+    local list range
+    list=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+    for range in ${list//,/ }; do
+        seq "${range%-*}" "${range#*-}"
+    done
+}
+
+# The processors a process may run on are its affinity mask's: both processes confined to one
+# processor crowd it; each bound to a processor of its own does not (their masks differ).
 # Seen to fail with the processors online counted instead ("1 blocking collectives among 2
-# processes on 1 processors"), and with the masks not joined ("no blocking collective among 2
-# processes on 1 processors").
+# processes on 1 processors"), and with the processes counted together whatever their masks ("no
+# blocking collective among 2 processes on 1 processors").
 test_syncs_bound() {
-    # shellcheck disable=SC2016 # $PMI_RANK and $0 are the inner shell's
-    local bind='exec taskset -c "$PMI_RANK" "$0" "$@"'
-    if ! command -v taskset >/dev/null || [ "$(nproc)" -lt 2 ]; then
-        skip "cache/syncs bound np=2" "needs taskset and 2 processors to bind to"
+    local cpus=()
+    mapfile -t cpus < <(allowed_cpus)
+    if ! command -v taskset >/dev/null || [ "${#cpus[@]}" -lt 2 ]; then
+        skip "cache/syncs confined np=2" "needs taskset and 2 processors this job may run on"
+        skip "cache/syncs bound np=2" "needs taskset and 2 processors this job may run on"
         return
     fi
+    # shellcheck disable=SC2016 # $EDONIO_TEST_BIND, $PMI_RANK and $0 are the inner shell's
+    local bind='cpu=$(echo "$EDONIO_TEST_BIND" | cut -d" " -f$((PMI_RANK + 1)))
+exec taskset -c "$cpu" "$0" "$@"'
     run_mpi "cache/syncs confined np=2" "$work/syncs-confined.log" 2 "${edonio[@]}" \
-        EDONIO_TEST_EXPECT_CROWDED=1 -- taskset -c 0 "$bin/t_syncs" "$data/syncs-confined"
+        EDONIO_TEST_EXPECT_CROWDED=1 -- taskset -c "${cpus[0]}" "$bin/t_syncs" \
+        "$data/syncs-confined"
     run_mpi "cache/syncs bound np=2" "$work/syncs-bound.log" 2 "${edonio[@]}" \
-        EDONIO_TEST_EXPECT_CROWDED=0 -- sh -c "$bind" "$bin/t_syncs" "$data/syncs-bound"
+        EDONIO_TEST_EXPECT_CROWDED=0 EDONIO_TEST_BIND="${cpus[0]} ${cpus[1]}" -- \
+        sh -c "$bind" "$bin/t_syncs" "$data/syncs-bound"
 }
 run_all_np t_syncs 1
 # Both ways of waiting on any machine: crowded (more processes than EDONIO_TEST_CPUS) and not.
