@@ -126,22 +126,38 @@ uint64_t ADIOI_EDONIO_Node_machine(void)
     return known;
 }
 
+enum { MAX_CPUS = 1 << 16 }; /* the largest affinity mask asked for */
+
 long ADIOI_EDONIO_Node_cpus(uint64_t *mask)
 {
     const char *test = getenv("EDONIO_TEST_CPUS");
-    cpu_set_t set;
+    long count = -1;
     uint64_t h = 0;
 
     *mask = 0;
     if (test != NULL)
         return atol(test);
-    if (sched_getaffinity(0, sizeof(set), &set) != 0)
-        return sysconf(_SC_NPROCESSORS_ONLN); /* more processors than CPU_SETSIZE */
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-        if (CPU_ISSET(cpu, &set))
-            h = mix(h, (uint64_t)cpu + 1);
+    /* A mask of CPU_SETSIZE (1024) processors first; a larger one where the kernel has more. */
+    for (int n = CPU_SETSIZE; n <= MAX_CPUS && count < 0; n *= 2) {
+        cpu_set_t *set = CPU_ALLOC(n);
+        size_t size = CPU_ALLOC_SIZE(n);
+
+        if (set == NULL)
+            break;
+        if (sched_getaffinity(0, size, set) == 0) {
+            for (int cpu = 0; cpu < n; cpu++)
+                if (CPU_ISSET_S(cpu, size, set))
+                    h = mix(h, (uint64_t)cpu + 1);
+            count = CPU_COUNT_S(size, set);
+        } else if (errno != EINVAL) {
+            n = MAX_CPUS; /* no mask to be had */
+        }
+        CPU_FREE(set);
+    }
+    if (count < 0)
+        return sysconf(_SC_NPROCESSORS_ONLN);
     *mask = h;
-    return CPU_COUNT(&set);
+    return count;
 }
 
 /*

@@ -385,8 +385,6 @@ run_mpi "cache/pass write_through=0 2-nodes np=4" "$work/pass-wt0-nodes.log" 4 "
     romio_edonio_read_fill=block test_pass=0
 test_coll_direct
 run_all_np t_deliver 1
-# Seen to fail on the code before (a reduction for the first window, one after the last round):
-# "one round: 5 collective operations, expected 3" across nodes and at 2x2.
 # The processors this shell may run on, one a line ("0-3,6": 0 1 2 3 6).
 allowed_cpus() {
     local list range
@@ -410,7 +408,7 @@ test_syncs_bound() {
         return
     fi
     # shellcheck disable=SC2016 # $EDONIO_TEST_BIND, $PMI_RANK and $0 are the inner shell's
-    local bind='cpu=$(echo "$EDONIO_TEST_BIND" | cut -d" " -f$((PMI_RANK + 1)))
+    local bind='cpu=$(echo "$EDONIO_TEST_BIND" | cut -d" " -f$((${PMI_RANK:?} + 1)))
 exec taskset -c "$cpu" "$0" "$@"'
     run_mpi "cache/syncs confined np=2" "$work/syncs-confined.log" 2 "${edonio[@]}" \
         EDONIO_TEST_EXPECT_CROWDED=1 -- taskset -c "${cpus[0]}" "$bin/t_syncs" \
@@ -419,6 +417,8 @@ exec taskset -c "$cpu" "$0" "$@"'
         EDONIO_TEST_EXPECT_CROWDED=0 EDONIO_TEST_BIND="${cpus[0]} ${cpus[1]}" -- \
         sh -c "$bind" "$bin/t_syncs" "$data/syncs-bound"
 }
+# Seen to fail on the code before (a reduction for the first window, one after the last round):
+# "one round: 5 collective operations, expected 3" across nodes and at 2x2.
 run_all_np t_syncs 1
 # Both ways of waiting on any machine: crowded (more processes than EDONIO_TEST_CPUS) and not.
 run_mpi "cache/syncs crowded np=2" "$work/syncs-crowded.log" 2 "${edonio[@]}" \

@@ -30,8 +30,9 @@
  * allow, or than EDONIO_TEST_CPUS, which run.sh sets to try both ways on any machine), none of
  * these may be a blocking collective (ad_edonio_common.c: each process waits in a nonblocking one,
  * giving its processor away); elsewhere the agreement is MPI's blocking call. run.sh also runs it
- * with every process confined to processor 0 (crowded: 2 processes, 1 processor) and each bound to
- * a processor of its own (not crowded), and says which with EDONIO_TEST_EXPECT_CROWDED.
+ * with both processes confined to the first processor the job may run on (crowded: 2 processes,
+ * 1 processor) and each bound to a processor of its own (not crowded), and says which with
+ * EDONIO_TEST_EXPECT_CROWDED.
  * Seen to fail: with every wait blocking, at 3 and 4 processes on 2 processors ("1 blocking
  * collectives among 4 processes on 2 processors"). On the code before (a reduction of its own for
  * the pass's first window, and one after the last round), cases 1-3 across nodes (5, 2R + 3,
