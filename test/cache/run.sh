@@ -403,8 +403,10 @@ test_syncs_bound() {
     local cpus=()
     mapfile -t cpus < <(allowed_cpus)
     if ! command -v taskset >/dev/null || [ "${#cpus[@]}" -lt 2 ]; then
-        skip "cache/syncs confined np=2" "needs taskset and 2 processors this job may run on"
-        skip "cache/syncs bound np=2" "needs taskset and 2 processors this job may run on"
+        local why="needs taskset and 2 processors this job may run on" name
+        for name in "confined np=2" "bound np=2" "confined 2-nodes np=2"; do
+            skip "cache/syncs $name" "$why"
+        done
         return
     fi
     # shellcheck disable=SC2016 # $EDONIO_TEST_BIND, $PMI_RANK and $0 are the inner shell's
@@ -416,6 +418,10 @@ exec taskset -c "$cpu" "$0" "$@"'
     run_mpi "cache/syncs bound np=2" "$work/syncs-bound.log" 2 "${edonio[@]}" \
         EDONIO_TEST_EXPECT_CROWDED=0 EDONIO_TEST_BIND="${cpus[0]} ${cpus[1]}" -- \
         sh -c "$bind" "$bin/t_syncs" "$data/syncs-bound"
+    # Nodes apart share no memory, but the one processor still: crowded.
+    run_mpi "cache/syncs confined 2-nodes np=2" "$work/syncs-confined-nodes.log" 2 \
+        "${edonio[@]}" "${nodes[@]}" EDONIO_TEST_EXPECT_CROWDED=1 -- taskset -c "${cpus[0]}" \
+        "$bin/t_syncs" "$data/syncs-confined-nodes"
 }
 # Seen to fail on the code before (a reduction for the first window, one after the last round):
 # "one round: 5 collective operations, expected 3" across nodes and at 2x2.
