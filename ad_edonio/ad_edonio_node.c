@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,6 +97,25 @@ static int mpich_nolocal(void)
 }
 
 /*
+ * The PID namespace's inode number, 0 where it cannot be read. The link's text ("pid:[N]") rather
+ * than stat: stat makes the kernel instantiate the namespace's file, 16 against 9 us of a
+ * process's first open here.
+ */
+static uint64_t pid_namespace(void)
+{
+    char link[64];
+    struct stat st;
+    ssize_t len = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+    const char *digits = len > 0 ? memchr(link, '[', (size_t)len) : NULL;
+
+    if (digits != NULL) {
+        link[len] = '\0';
+        return strtoull(digits + 1, NULL, 10);
+    }
+    return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/*
  * The machine: the same kernel instance (its boot id, or the host's name where that cannot be
  * read), PID namespace and user. Read once per process (none of them changes while it runs; a
  * fork's child reads its own).
@@ -105,7 +125,6 @@ uint64_t ADIOI_EDONIO_Node_machine(void)
     static uint64_t known;
     static pid_t known_by;
     char boot[64] = "", host[256] = "";
-    struct stat st;
     uint64_t key = 0x65646f6e696fULL;
     int fd;
 
@@ -119,8 +138,7 @@ uint64_t ADIOI_EDONIO_Node_machine(void)
     if (boot[0] == '\0' && gethostname(host, sizeof(host) - 1) == 0)
         key = hash_text(key, host);
     key = hash_text(key, boot);
-    if (stat("/proc/self/ns/pid", &st) == 0)
-        key = mix(key, (uint64_t)st.st_ino);
+    key = mix(key, pid_namespace());
     known = mix(key, (uint64_t)getuid());
     known_by = getpid();
     return known;
@@ -381,15 +399,45 @@ static int wait_ready(struct edonio_segment *seg, uint64_t cookie)
     return seg->magic == EDONIO_SEGMENT_MAGIC && seg->cookie == cookie;
 }
 
+/*
+ * A descriptor of another process's memfd: a copy of its own (pidfd_getfd, Linux 5.6), else the
+ * file opened again through /proc/<pid>/fd/<fd>. The copy costs two system calls and no path
+ * lookup in /proc: 8-12 us against 40-78 us per process mapped here, and a node of 64 processes
+ * maps 63 at a process's first open. It needs the right to trace the process (same user, or
+ * CAP_SYS_PTRACE; Yama's ptrace_scope 1 allows only descendants) and the system call allowed (a
+ * container's seccomp filter may refuse it): after a refusal this process asks no more, and
+ * reading through /proc needs only the right to read the process. -1 when neither works.
+ */
+static int peer_memfd(const struct edonio_peer *p)
+{
+    static int refused; /* pidfd_open or pidfd_getfd refused or missing: not asked again */
+    char path[64];
+    int fd = -1;
+
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+    if (!refused) {
+        int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)p->pid, 0);
+        if (pidfd >= 0) {
+            fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)p->memfd, 0); /* close-on-exec */
+            close(pidfd);
+        }
+        if (fd < 0 && (errno == ENOSYS || errno == EPERM || errno == EACCES))
+            refused = 1;
+        if (fd >= 0)
+            return fd;
+    }
+#endif
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)p->pid, (int)p->memfd);
+    return open(path, O_RDWR | O_CLOEXEC);
+}
+
 /* Map another process of this node at index i; 1 when it can be reached in memory. */
 static int map_peer(struct edonio_node *n, const struct edonio_peer *p, int i)
 {
-    char path[64];
     void *mem;
     int fd;
 
-    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)p->pid, (int)p->memfd);
-    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+    if ((fd = peer_memfd(p)) < 0)
         return 0;
     mem = mmap(NULL, p->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     if (mem == MAP_FAILED) {
