@@ -5,9 +5,10 @@
  * a memfd, laid out lazily: only headers are written at open, and pages are made as blocks need
  * them, so a process's cache costs what its blocks use, however large romio_edonio_cache_size is.
  * At open each process publishes where that memory is (pid and descriptor, in the open's one
- * exchange of records); the processes of its node open it through /proc/<pid>/fd/<fd>, map it,
- * check the segment's cookie, and from then on work on it directly: an atomic lock word per
- * segment, loads and stores of the metadata (header, slot table, index) and of the blocks' bytes.
+ * exchange of records); the processes of its node take it (peer_memfd: pidfd_getfd, else
+ * /proc/<pid>/fd/<fd>), map it, check the segment's cookie, and from then on work on it directly:
+ * an atomic lock word per segment, loads and stores of the metadata (header, slot table, index)
+ * and of the blocks' bytes.
  * A slot's memory is allocated when a slot is first taken (ADIOI_EDONIO_Node_back: fallocate on
  * the memfd), so that a node short of memory gives an error, and the request goes to the file,
  * rather than SIGBUS at a store. Measured here (perf/cases/memfd_copy.c and its notes in
