@@ -30,6 +30,9 @@
  * Making the data written (fill) and checking what is read (verify) are not timed, in every case:
  * they are the benchmark's own work, a byte at a time, as costly as the I/O of small records on a
  * local disk, and the same for both drivers, so timing them would press every ratio towards 1.
+ * contig and strided make all of a rank's data before the phase and check it after (WHOLE_MAX):
+ * there the phase ends in a collective close, where a rank would wait for the others' making and
+ * checking.
  *
  * Output: one line "RESULT key=value ..." on rank 0 with the phase times (max over ranks):
  * t_write (open + write + close), t_read (open + read + close), the bytes moved and errors, and
@@ -191,21 +194,35 @@ struct result {
     long long bytes_written, bytes_read, errors;
 };
 
+/*
+ * The data a rank writes (or, zeroed, the buffer it reads into), made before the timed phase and
+ * checked after it, so that the phase holds no computation at all: subtracting a rank's own making
+ * or checking from its time is not enough where a collective call (the close) follows, since a
+ * rank that finished first waits there for the others' making and checking. Up to WHOLE_MAX bytes
+ * per rank; larger runs make each transfer's data just before it and subtract the time it took.
+ */
+enum { WHOLE_MAX = 1 << 30 };
+
 /* contig and contig-coll: rank p owns [p*size, (p+1)*size), moved in xfer-byte transfers. */
 static void case_contig(const struct opts *o, const char *name, int coll, struct result *r)
 {
     long long xfer = o->xfer < o->size ? o->xfer : o->size;
-    unsigned char *buf = xmalloc((size_t)xfer);
+    int whole = o->size <= WHOLE_MAX;
+    unsigned char *data = xmalloc((size_t)(whole ? o->size : xfer));
     MPI_Offset base = (MPI_Offset)rank * o->size;
     long long ntx = (o->size + xfer - 1) / xfer;
 
+    if (whole)
+        fill(data, base, o->size);
     double t0 = start();
     MPI_File fh = open_file(o, name, MPI_MODE_WRONLY | MPI_MODE_CREATE);
     r->t_wopen = tmax(MPI_Wtime() - t0);
     double tfill = 0; /* making the data is not I/O */
     for (long long i = 0; i < ntx; i++) {
         long long off = i * xfer, n = o->size - off < xfer ? o->size - off : xfer;
-        tfill += fill(buf, base + off, n);
+        unsigned char *buf = whole ? data + off : data;
+        if (!whole)
+            tfill += fill(buf, base + off, n);
         if (coll)
             check(MPI_File_write_at_all(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
                   "write_at_all");
@@ -218,6 +235,8 @@ static void case_contig(const struct opts *o, const char *name, int coll, struct
     r->t_wclose = tmax(MPI_Wtime() - c0);
     r->t_write = tmax(MPI_Wtime() - t0 - tfill);
 
+    if (whole)
+        memset(data, 0, (size_t)o->size);
     t0 = start();
     fh = open_file(o, name, MPI_MODE_RDONLY);
     r->t_ropen = tmax(MPI_Wtime() - t0);
@@ -225,54 +244,70 @@ static void case_contig(const struct opts *o, const char *name, int coll, struct
     double tcheck = 0;
     for (long long i = 0; i < ntx; i++) {
         long long off = i * xfer, n = o->size - off < xfer ? o->size - off : xfer;
+        unsigned char *buf = whole ? data + off : data;
         if (coll)
             check(MPI_File_read_at_all(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
                   "read_at_all");
         else
             check(MPI_File_read_at(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
                   "read_at");
-        tcheck += verify(buf, base + off, n, &bad);
+        if (!whole)
+            tcheck += verify(buf, base + off, n, &bad);
     }
     double c1 = MPI_Wtime();
     check(close_file(&fh), "close");
     r->t_rclose = tmax(MPI_Wtime() - c1);
     r->t_read = tmax(MPI_Wtime() - t0 - tcheck); /* the check is not I/O */
+    if (whole)
+        verify(data, base, o->size, &bad);
     r->errors = bad;
     r->bytes_written = r->bytes_read = o->size * nprocs;
-    free(buf);
+    free(data);
 }
 
-/* strided: record i of rank p at (i*P + p) * rec. */
+/* strided: record i of rank p at (i*P + p) * rec; the rank's records made and checked as in
+ * contig (WHOLE_MAX). */
 static void case_strided(const struct opts *o, const char *name, struct result *r)
 {
     long long nrec = o->size / o->rec;
-    unsigned char *buf = xmalloc((size_t)o->rec);
+    int whole = nrec * o->rec <= WHOLE_MAX;
+    unsigned char *data = xmalloc((size_t)(whole ? nrec * o->rec : o->rec));
 
+    for (long long i = 0; whole && i < nrec; i++)
+        fill(data + i * o->rec, (i * nprocs + rank) * o->rec, o->rec);
     double t0 = start(), tfill = 0, tcheck = 0; /* making and checking data is not I/O */
     MPI_File fh = open_file(o, name, MPI_MODE_WRONLY | MPI_MODE_CREATE);
     for (long long i = 0; i < nrec; i++) {
         MPI_Offset off = (i * nprocs + rank) * o->rec;
-        tfill += fill(buf, off, o->rec);
+        unsigned char *buf = whole ? data + i * o->rec : data;
+        if (!whole)
+            tfill += fill(buf, off, o->rec);
         check(MPI_File_write_at(fh, off, buf, (int)o->rec, MPI_BYTE, MPI_STATUS_IGNORE),
               "write_at");
     }
     check(close_file(&fh), "close");
     r->t_write = tmax(MPI_Wtime() - t0 - tfill);
 
+    if (whole)
+        memset(data, 0, (size_t)(nrec * o->rec));
     t0 = start();
     fh = open_file(o, name, MPI_MODE_RDONLY);
     long long bad = 0;
     for (long long i = 0; i < nrec; i++) {
         MPI_Offset off = (i * nprocs + rank) * o->rec;
+        unsigned char *buf = whole ? data + i * o->rec : data;
         check(MPI_File_read_at(fh, off, buf, (int)o->rec, MPI_BYTE, MPI_STATUS_IGNORE),
               "read_at");
-        tcheck += verify(buf, off, o->rec, &bad);
+        if (!whole)
+            tcheck += verify(buf, off, o->rec, &bad);
     }
     check(close_file(&fh), "close");
     r->t_read = tmax(MPI_Wtime() - t0 - tcheck);
+    for (long long i = 0; whole && i < nrec; i++)
+        verify(data + i * o->rec, (i * nprocs + rank) * o->rec, o->rec, &bad);
     r->errors = bad;
     r->bytes_written = r->bytes_read = nrec * o->rec * nprocs;
-    free(buf);
+    free(data);
 }
 
 /* reread: write, then read the right neighbour's part reps times from the open file. t_write is
