@@ -18,7 +18,11 @@
  * calls fn once, just before the next pwrite on a file whose name contains path_part is made
  * (fn NULL: disarm): a test stops a write there while another process acts.
  *
- * Descriptors are mapped to names when they are opened through this library.
+ * Descriptors are mapped to names when they are opened through this library. edonio takes its
+ * node peers' memory with pidfd_open and pidfd_getfd where it may (through syscall(), also
+ * interposed): pidfd_open of a process counts as an open of "/proc/<pid>", so that a test that arms
+ * "open" on "/proc/" refuses both ways, and the descriptor pidfd_getfd gives is named by what it
+ * is, as one opened through /proc ("/memfd:edonio-cache (deleted)").
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -28,6 +32,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <limits.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -134,6 +139,47 @@ int open(const char *path, int flags, ...)
 }
 
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+
+/* A descriptor named by what it is, as the kernel says (/proc/self/fd). */
+static void name_by_link(int fd)
+{
+    char link[64];
+    ssize_t n;
+
+    if (fd < 0 || fd >= MAX_FD)
+        return;
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    n = readlink(link, names[fd], sizeof(names[fd]) - 1);
+    names[fd][n > 0 ? n : 0] = '\0';
+}
+
+long syscall(long number, ...)
+{
+    static long (*real)(long, ...);
+    long a[6];
+    va_list ap;
+
+    if (real == NULL)
+        real = (long (*)(long, ...))next("syscall");
+    va_start(ap, number); /* as glibc's own: six arguments, whatever the call takes */
+    for (int i = 0; i < 6; i++)
+        a[i] = va_arg(ap, long);
+    va_end(ap);
+#ifdef SYS_pidfd_open
+    if (number == SYS_pidfd_open) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%ld", a[0]);
+        if (fails("open", path))
+            return -1;
+    }
+#endif
+    long r = real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+#ifdef SYS_pidfd_getfd
+    if (number == SYS_pidfd_getfd && r >= 0)
+        name_by_link((int)r);
+#endif
+    return r;
+}
 
 ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {

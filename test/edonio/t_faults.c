@@ -38,8 +38,8 @@
  *    writes succeed (the failed write-back is not theirs), one write was tried, the block is read
  *    back, the sync fails with MPI_ERR_IO, and once the file system works again the next sync
  *    writes it.
- * 10. A process that cannot map its peers' memory (2 or more ranks; its opens of /proc/PID/fd/N
- *    fail), write-through on: it reads rank 0's block (a copy in its remote segment:
+ * 10. A process that cannot map its peers' memory (2 or more ranks; its pidfd_open and its opens
+ *    of /proc/PID/fd/N fail), write-through on: it reads rank 0's block (a copy in its remote segment:
  *    read_fill=block), and after rank 0 writes it again and sync-barrier-sync, it reads the new
  *    bytes, not its copy; then it writes the block whole, and after sync-barrier-sync rank 0 (which
  *    holds a clean copy) reads those bytes.
@@ -633,8 +633,8 @@ static void case_unmapped(void)
     MPI_Info_set(info, "romio_edonio_block_size", "4096");
     MPI_Info_set(info, "romio_edonio_read_fill", "block");
     MPI_Info_set(info, "romio_edonio_write_through", "1048576"); /* whole blocks at once */
-    if (rank == 1) /* it cannot open its peers' memory (/proc/PID/fd/N): what it reaches of their
-                    * blocks goes to its remote segment */
+    if (rank == 1) /* it cannot take its peers' memory (pidfd_open, /proc/PID/fd/N: fault.c):
+                    * what it reaches of their blocks goes to its remote segment */
         arm("open", "/proc/", EACCES, -1);
     int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
     arm("open", "", 0, 0);
