@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The first MPI_File_open of a process (../2026-11-27-affinity/first-open.c: open, close, open
-# again; microseconds on each rank), NP ranks (default 2), the library before and after a change alternating, REPS rounds.
+# again; microseconds on each rank), NP ranks (default 2), the library before and after a change
+# alternating, REPS rounds.
 #   bash run.sh OLD.so NEW.so REPS [NP] > first-open.txt; python3 an.py first-open.txt
 set -eu
 old=$1 new=$2 reps=${3:-21} np=${4:-2}
