@@ -328,7 +328,7 @@ struct edonio_cache *ADIOI_EDONIO_Cache_find(int fd_sys, MPI_Comm comm, int *sam
     struct stat st;
     int size, same;
 
-    if (caches == NULL || fstat(fd_sys, &st) != 0) /* none: a process's first open */
+    if (caches == NULL || fstat(fd_sys, &st) != 0) /* none (its first open, or all closed) */
         return NULL;
     MPI_Comm_size(comm, &size);
     MPI_Comm_group(comm, &group);

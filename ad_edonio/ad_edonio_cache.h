@@ -37,7 +37,7 @@ struct edonio_peer {
     uint64_t key;    /* its node: processes with equal keys share memory */
     uint64_t cookie; /* the identity of its segments */
     uint64_t bytes;  /* how much memory it laid out */
-    int32_t pid;     /* its memory is /proc/<pid>/fd/<memfd> */
+    int32_t pid;     /* its memory is its descriptor memfd (ad_edonio_node.c, peer_memfd) */
     int32_t memfd;
     int32_t err;     /* errno of its part of the open, 0 when it worked */
     int32_t pad;

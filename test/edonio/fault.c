@@ -168,7 +168,7 @@ long syscall(long number, ...)
 #ifdef SYS_pidfd_open
     if (number == SYS_pidfd_open) {
         char path[64];
-        snprintf(path, sizeof(path), "/proc/%ld", a[0]);
+        snprintf(path, sizeof(path), "/proc/%d", (int)a[0]);
         if (fails("open", path))
             return -1;
     }

@@ -38,11 +38,12 @@
  *    writes succeed (the failed write-back is not theirs), one write was tried, the block is read
  *    back, the sync fails with MPI_ERR_IO, and once the file system works again the next sync
  *    writes it.
- * 10. A process that cannot map its peers' memory (2 or more ranks; its pidfd_open and its opens
- *    of /proc/PID/fd/N fail), write-through on: it reads rank 0's block (a copy in its remote segment:
- *    read_fill=block), and after rank 0 writes it again and sync-barrier-sync, it reads the new
- *    bytes, not its copy; then it writes the block whole, and after sync-barrier-sync rank 0 (which
- *    holds a clean copy) reads those bytes.
+ * 10. A process that cannot map its peers' memory (2 or more ranks; its pidfd_open and its opens of
+ *    /proc/PID/fd/N fail; refused once, it no longer asks for pidfd copies in the later cases),
+ *    write-through on: it reads rank 0's block (a copy in its remote segment: read_fill=block), and
+ *    after rank 0 writes it again and sync-barrier-sync, it reads the new bytes, not its copy; then
+ *    it writes the block whole, and after sync-barrier-sync rank 0 (which holds a clean copy) reads
+ *    those bytes.
  * 11. A write that passes the cache (2 or more ranks; write-through on, a request of 8 KiB, 16 KiB
  *    blocks, none cached) is stopped just before it reaches the file, and meanwhile rank 1 fills
  *    the block from the file by reading other bytes of it (read_fill=block): a. only that (a clean
