@@ -30,9 +30,9 @@
  * Making the data written (fill) and checking what is read (verify) are not timed, in every case:
  * they are the benchmark's own work, a byte at a time, as costly as the I/O of small records on a
  * local disk, and the same for both drivers, so timing them would press every ratio towards 1.
- * contig and strided make all of a rank's data before the phase and check it after (WHOLE_MAX):
- * there the phase ends in a collective close, where a rank would wait for the others' making and
- * checking.
+ * contig and strided make all of a rank's data before the phase and check it after (a rank holds
+ * its -s bytes in memory): there the phase ends in a collective close, where a rank would wait for
+ * the others' making and checking.
  *
  * Output: one line "RESULT key=value ..." on rank 0 with the phase times (max over ranks):
  * t_write (open + write + close), t_read (open + read + close), the bytes moved and errors, and
@@ -195,115 +195,92 @@ struct result {
 };
 
 /*
- * The data a rank writes (or, zeroed, the buffer it reads into), made before the timed phase and
- * checked after it, so that the phase holds no computation at all: subtracting a rank's own making
- * or checking from its time is not enough where a collective call (the close) follows, since a
- * rank that finished first waits there for the others' making and checking. Up to WHOLE_MAX bytes
- * per rank; larger runs make each transfer's data just before it and subtract the time it took.
+ * contig and strided hold a rank's whole data in memory (its -s bytes): made before the timed phase
+ * and checked after it, so that the phase holds no computation at all. Subtracting a rank's own
+ * making or checking from its time is not enough where a collective call (the close) ends the
+ * phase: a rank that finished first waits there for the others' making and checking.
  */
-enum { WHOLE_MAX = 1 << 30 };
 
 /* contig and contig-coll: rank p owns [p*size, (p+1)*size), moved in xfer-byte transfers. */
 static void case_contig(const struct opts *o, const char *name, int coll, struct result *r)
 {
     long long xfer = o->xfer < o->size ? o->xfer : o->size;
-    int whole = o->size <= WHOLE_MAX;
-    unsigned char *data = xmalloc((size_t)(whole ? o->size : xfer));
+    unsigned char *data = xmalloc((size_t)o->size);
     MPI_Offset base = (MPI_Offset)rank * o->size;
-    long long ntx = (o->size + xfer - 1) / xfer;
+    long long ntx = (o->size + xfer - 1) / xfer, bad = 0;
 
-    if (whole)
-        fill(data, base, o->size);
+    fill(data, base, o->size);
     double t0 = start();
     MPI_File fh = open_file(o, name, MPI_MODE_WRONLY | MPI_MODE_CREATE);
     r->t_wopen = tmax(MPI_Wtime() - t0);
-    double tfill = 0; /* making the data is not I/O */
     for (long long i = 0; i < ntx; i++) {
         long long off = i * xfer, n = o->size - off < xfer ? o->size - off : xfer;
-        unsigned char *buf = whole ? data + off : data;
-        if (!whole)
-            tfill += fill(buf, base + off, n);
         if (coll)
-            check(MPI_File_write_at_all(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+            check(MPI_File_write_at_all(fh, base + off, data + off, (int)n, MPI_BYTE,
+                                        MPI_STATUS_IGNORE),
                   "write_at_all");
         else
-            check(MPI_File_write_at(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+            check(MPI_File_write_at(fh, base + off, data + off, (int)n, MPI_BYTE,
+                                    MPI_STATUS_IGNORE),
                   "write_at");
     }
     double c0 = start();
     check(close_file(&fh), "close");
     r->t_wclose = tmax(MPI_Wtime() - c0);
-    r->t_write = tmax(MPI_Wtime() - t0 - tfill);
+    r->t_write = tmax(MPI_Wtime() - t0);
 
-    if (whole)
-        memset(data, 0, (size_t)o->size);
+    memset(data, 0, (size_t)o->size);
     t0 = start();
     fh = open_file(o, name, MPI_MODE_RDONLY);
     r->t_ropen = tmax(MPI_Wtime() - t0);
-    long long bad = 0;
-    double tcheck = 0;
     for (long long i = 0; i < ntx; i++) {
         long long off = i * xfer, n = o->size - off < xfer ? o->size - off : xfer;
-        unsigned char *buf = whole ? data + off : data;
         if (coll)
-            check(MPI_File_read_at_all(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+            check(MPI_File_read_at_all(fh, base + off, data + off, (int)n, MPI_BYTE,
+                                       MPI_STATUS_IGNORE),
                   "read_at_all");
         else
-            check(MPI_File_read_at(fh, base + off, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE),
+            check(MPI_File_read_at(fh, base + off, data + off, (int)n, MPI_BYTE,
+                                   MPI_STATUS_IGNORE),
                   "read_at");
-        if (!whole)
-            tcheck += verify(buf, base + off, n, &bad);
     }
     double c1 = MPI_Wtime();
     check(close_file(&fh), "close");
     r->t_rclose = tmax(MPI_Wtime() - c1);
-    r->t_read = tmax(MPI_Wtime() - t0 - tcheck); /* the check is not I/O */
-    if (whole)
-        verify(data, base, o->size, &bad);
+    r->t_read = tmax(MPI_Wtime() - t0);
+    verify(data, base, o->size, &bad);
     r->errors = bad;
     r->bytes_written = r->bytes_read = o->size * nprocs;
     free(data);
 }
 
-/* strided: record i of rank p at (i*P + p) * rec; the rank's records made and checked as in
- * contig (WHOLE_MAX). */
+/* strided: record i of rank p at (i*P + p) * rec, at data + i * rec in the rank's memory. */
 static void case_strided(const struct opts *o, const char *name, struct result *r)
 {
-    long long nrec = o->size / o->rec;
-    int whole = nrec * o->rec <= WHOLE_MAX;
-    unsigned char *data = xmalloc((size_t)(whole ? nrec * o->rec : o->rec));
+    long long nrec = o->size / o->rec, bad = 0;
+    unsigned char *data = xmalloc((size_t)(nrec * o->rec));
 
-    for (long long i = 0; whole && i < nrec; i++)
+    for (long long i = 0; i < nrec; i++)
         fill(data + i * o->rec, (i * nprocs + rank) * o->rec, o->rec);
-    double t0 = start(), tfill = 0, tcheck = 0; /* making and checking data is not I/O */
+    double t0 = start();
     MPI_File fh = open_file(o, name, MPI_MODE_WRONLY | MPI_MODE_CREATE);
-    for (long long i = 0; i < nrec; i++) {
-        MPI_Offset off = (i * nprocs + rank) * o->rec;
-        unsigned char *buf = whole ? data + i * o->rec : data;
-        if (!whole)
-            tfill += fill(buf, off, o->rec);
-        check(MPI_File_write_at(fh, off, buf, (int)o->rec, MPI_BYTE, MPI_STATUS_IGNORE),
+    for (long long i = 0; i < nrec; i++)
+        check(MPI_File_write_at(fh, (i * nprocs + rank) * o->rec, data + i * o->rec, (int)o->rec,
+                                MPI_BYTE, MPI_STATUS_IGNORE),
               "write_at");
-    }
     check(close_file(&fh), "close");
-    r->t_write = tmax(MPI_Wtime() - t0 - tfill);
+    r->t_write = tmax(MPI_Wtime() - t0);
 
-    if (whole)
-        memset(data, 0, (size_t)(nrec * o->rec));
+    memset(data, 0, (size_t)(nrec * o->rec));
     t0 = start();
     fh = open_file(o, name, MPI_MODE_RDONLY);
-    long long bad = 0;
-    for (long long i = 0; i < nrec; i++) {
-        MPI_Offset off = (i * nprocs + rank) * o->rec;
-        unsigned char *buf = whole ? data + i * o->rec : data;
-        check(MPI_File_read_at(fh, off, buf, (int)o->rec, MPI_BYTE, MPI_STATUS_IGNORE),
+    for (long long i = 0; i < nrec; i++)
+        check(MPI_File_read_at(fh, (i * nprocs + rank) * o->rec, data + i * o->rec, (int)o->rec,
+                               MPI_BYTE, MPI_STATUS_IGNORE),
               "read_at");
-        if (!whole)
-            tcheck += verify(buf, off, o->rec, &bad);
-    }
     check(close_file(&fh), "close");
-    r->t_read = tmax(MPI_Wtime() - t0 - tcheck);
-    for (long long i = 0; whole && i < nrec; i++)
+    r->t_read = tmax(MPI_Wtime() - t0);
+    for (long long i = 0; i < nrec; i++)
         verify(data + i * o->rec, (i * nprocs + rank) * o->rec, o->rec, &bad);
     r->errors = bad;
     r->bytes_written = r->bytes_read = nrec * o->rec * nprocs;
