@@ -105,15 +105,13 @@ static int mpich_nolocal(void)
 static uint64_t pid_namespace(void)
 {
     char link[64];
-    struct stat st;
     ssize_t len = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
     const char *digits = len > 0 ? memchr(link, '[', (size_t)len) : NULL;
 
-    if (digits != NULL) {
-        link[len] = '\0';
-        return strtoull(digits + 1, NULL, 10);
-    }
-    return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+    if (digits == NULL)
+        return 0;
+    link[len] = '\0';
+    return strtoull(digits + 1, NULL, 10);
 }
 
 /*
@@ -420,14 +418,16 @@ static int wait_ready(struct edonio_segment *seg, uint64_t cookie)
 static int pidfd_allowed(void)
 {
     char v[8] = "";
-    int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+    int fd;
 
-    if (fd >= 0) {
+    if (getenv("EDONIO_TEST_NO_PIDFD") != NULL)
+        return 0;
+    if ((fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC)) >= 0) {
         ssize_t got = read(fd, v, sizeof(v) - 1);
         v[got > 0 ? got : 0] = '\0';
         close(fd);
     }
-    return getenv("EDONIO_TEST_NO_PIDFD") == NULL && atoi(v) <= 0;
+    return atoi(v) <= 0;
 }
 
 /*
@@ -439,14 +439,13 @@ static int pidfd_allowed(void)
 static int copy_peer_memfd(const struct edonio_peer *p)
 {
     static int allowed = -1;
-    int fd = -1, err = 0;
+    int fd = -1;
 
     if (allowed < 0)
         allowed = pidfd_allowed();
 #if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
     if (allowed) {
-        int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)p->pid, 0);
-        err = errno;
+        int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)p->pid, 0), err = errno;
         if (pidfd >= 0) {
             fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)p->memfd, 0); /* close-on-exec */
             err = errno;
@@ -456,7 +455,6 @@ static int copy_peer_memfd(const struct edonio_peer *p)
             allowed = 0;
     }
 #endif
-    (void)err;
     return fd;
 }
 
