@@ -13,6 +13,10 @@
  * disarm). Each call is armed on its own, so write-backs and reads can fail at once. The test
  * finds the function with dlsym, so it runs without this library too (and then says so).
  *
+ *   long long edonio_fault_fired(const char *call);
+ *
+ * says how many calls of `call` it has made fail so far.
+ *
  *   void edonio_fault_pause(const char *path_part, void (*fn)(void));
  *
  * calls fn once, just before the next pwrite on a file whose name contains path_part is made
@@ -86,6 +90,8 @@ void edonio_fault_arm(const char *call, const char *path_part, int err, long lon
 }
 
 /* Should this call on this name fail now? Sets errno when so. */
+static long long fired[NCALLS]; /* failures made, by the call's index in calls */
+
 static int fails(const char *call, const char *name)
 {
     int i = call_index(call);
@@ -95,8 +101,19 @@ static int fails(const char *call, const char *name)
         return 0;
     if (armed[i].count > 0)
         armed[i].count--;
+    fired[i]++;
     errno = armed[i].err;
     return 1;
+}
+
+/* How many calls of `call` this library has made fail so far: a test checks that its fault was
+ * met, not only that the program survived it. */
+long long edonio_fault_fired(const char *call);
+long long edonio_fault_fired(const char *call)
+{
+    int i = call_index(call);
+
+    return i < 0 ? 0 : fired[i];
 }
 
 static const char *name_of(int fd)
@@ -107,6 +124,22 @@ static const char *name_of(int fd)
 static void *next(const char *sym)
 {
     return dlsym(RTLD_NEXT, sym);
+}
+
+/* A descriptor named by what it is, as the kernel says (/proc/self/fd), where it says: a peer's
+ * cache memory is "/memfd:edonio-cache (deleted)". */
+static void name_by_link(int fd)
+{
+    char link[64], target[PATH_MAX];
+    ssize_t n;
+
+    if (fd < 0 || fd >= MAX_FD)
+        return;
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    if ((n = readlink(link, target, sizeof(target) - 1)) > 0) {
+        target[n] = '\0';
+        snprintf(names[fd], sizeof(names[fd]), "%s", target);
+    }
 }
 
 int open(const char *path, int flags, ...)
@@ -125,33 +158,14 @@ int open(const char *path, int flags, ...)
     if (fails("open", path))
         return -1;
     fd = real(path, flags, mode);
-    if (fd >= 0 && fd < MAX_FD) {
-        /* Another process's descriptor opened through /proc: named by what it is (a peer's
-         * cache memory: "/memfd:edonio-cache (deleted)"). */
-        char target[PATH_MAX];
-        ssize_t n = strncmp(path, "/proc/", 6) == 0 ? readlink(path, target, sizeof(target) - 1)
-                                                      : -1;
-        if (n > 0)
-            target[n] = '\0';
-        snprintf(names[fd], sizeof(names[fd]), "%s", n > 0 ? target : path);
-    }
+    if (fd >= 0 && fd < MAX_FD)
+        snprintf(names[fd], sizeof(names[fd]), "%s", path);
+    if (strncmp(path, "/proc/", 6) == 0) /* another process's descriptor: by what it is */
+        name_by_link(fd);
     return fd;
 }
 
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
-
-/* A descriptor named by what it is, as the kernel says (/proc/self/fd). */
-static void name_by_link(int fd)
-{
-    char link[64];
-    ssize_t n;
-
-    if (fd < 0 || fd >= MAX_FD)
-        return;
-    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-    n = readlink(link, names[fd], sizeof(names[fd]) - 1);
-    names[fd][n > 0 ? n : 0] = '\0';
-}
 
 long syscall(long number, ...)
 {

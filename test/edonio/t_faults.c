@@ -75,10 +75,12 @@
 
 typedef void arm_fn(const char *call, const char *path_part, int err, long long count);
 typedef void pause_fn(const char *path_part, void (*fn)(void));
+typedef long long fired_fn(const char *call);
 
 static int nprocs;
 static arm_fn *arm;
 static pause_fn *pause_at;
+static fired_fn *fired;
 static char dir[4096];
 
 static int error_class(int code)
@@ -634,11 +636,17 @@ static void case_unmapped(void)
     MPI_Info_set(info, "romio_edonio_block_size", "4096");
     MPI_Info_set(info, "romio_edonio_read_fill", "block");
     MPI_Info_set(info, "romio_edonio_write_through", "1048576"); /* whole blocks at once */
+    long long refused = fired("open");
     if (rank == 1) /* it cannot take its peers' memory (pidfd_open, /proc/PID/fd/N: fault.c):
                     * what it reaches of their blocks goes to its remote segment */
         arm("open", "/proc/", EACCES, -1);
     int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
     arm("open", "", 0, 0);
+    /* On one node it must have been refused a peer's memory, or this case tests a mapped process
+     * (as when edonio took peers' memory a way this library did not refuse). Simulated nodes
+     * (MPIR_CVAR_NOLOCAL) share no memory: nothing to refuse. */
+    CHECK(rank != 1 || getenv("MPIR_CVAR_NOLOCAL") != NULL || fired("open") > refused,
+          "10: rank 1 was refused none of its peers' memory");
     MPI_Info_free(&info);
     CHECK(rc == MPI_SUCCESS, "10: cannot open %s", path);
     unmapped_write(fh, 0, 1);
@@ -810,7 +818,8 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof(dir), "%s", argc > 1 ? argv[1] : ".");
     arm = (arm_fn *)dlsym(RTLD_DEFAULT, "edonio_fault_arm");
     pause_at = (pause_fn *)dlsym(RTLD_DEFAULT, "edonio_fault_pause");
-    if (arm == NULL || pause_at == NULL) {
+    fired = (fired_fn *)dlsym(RTLD_DEFAULT, "edonio_fault_fired");
+    if (arm == NULL || pause_at == NULL || fired == NULL) {
         if (rank == 0)
             printf("fault.so is not preloaded: no fault can be injected\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
