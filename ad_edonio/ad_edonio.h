@@ -110,6 +110,8 @@ struct edonio_stats {
     long long mem_reused;     /* bytes of it that were allocated at open: kept from a closed
                                * cache (romio_edonio_keep_memory) */
     long long fs_locks;       /* byte-range locks taken on the file (write_back=span only) */
+    long long barrier_flushes; /* MPI_Barrier or MPI_Ibarrier calls that put this process's or
+                                * others' writes where other nodes read them */
 };
 
 struct edonio_cache;
@@ -198,6 +200,13 @@ void ADIOI_EDONIO_Flush(ADIO_File fd, int *error_code);
 void ADIOI_EDONIO_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
 void ADIOI_EDONIO_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
 int ADIOI_EDONIO_Feature(ADIO_File fd, int flag);
+
+/*
+ * The handles whose writes an MPI_Barrier makes visible across nodes (ad_edonio_visible.c): those
+ * that made a writable cache of several processes, listed at open, in that order.
+ */
+void ADIOI_EDONIO_Visible_add(ADIO_File fd);
+void ADIOI_EDONIO_Visible_remove(ADIO_File fd);
 
 /* Collective: fill the owners' free slots from the smallest file pointer on (ad_edonio_open.c). */
 int ADIOI_EDONIO_Preload(ADIO_File fd);

@@ -379,7 +379,7 @@ int ADIOI_EDONIO_Cache_rebuild(struct edonio_cache *c, MPI_Comm comm, struct edo
                                const struct edonio_hints *hints)
 {
     static char myname[] = "ADIOI_EDONIO_SETINFO";
-    struct edonio_flush f = {comm, st, 16LL << 20, 1, EDONIO_FLUSH_CLOSE, myname};
+    struct edonio_flush f = {comm, st, 16LL << 20, 1, EDONIO_FLUSH_CLOSE, myname, 0};
     int code = ADIOI_EDONIO_Flush_all(c, &f);
 
     if (code != MPI_SUCCESS)

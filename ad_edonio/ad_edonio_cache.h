@@ -91,6 +91,10 @@ struct edonio_cache {
     int wrote_peer_remote;     /* this process wrote into a node peer's remote segment since
                                 * it last answered ADIOI_EDONIO_Cache_may_deliver, or entered a
                                 * collective flush */
+    int wrote;                 /* this process wrote through the cache since the last collective
+                                * flush that worked: where the processes span nodes, an
+                                * MPI_Barrier must put the writes where other nodes read them
+                                * (ad_edonio_visible.c) */
     ADIO_Offset fits;          /* the file system can hold a file this long (checked) */
     struct edonio_node node;
     unsigned char *fetch_buf;  /* one block: bytes on their way between the file and a slot */

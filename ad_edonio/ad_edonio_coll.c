@@ -288,7 +288,7 @@ void ADIOI_EDONIO_Sparse_exchange(MPI_Comm comm, int tag, const struct edonio_ms
         } else if (!sent) {
             MPI_Testall(nreq, req, &sent, MPI_STATUSES_IGNORE);
             if (sent)
-                MPI_Ibarrier(comm, &barrier);
+                PMPI_Ibarrier(comm, &barrier); /* not the library's own (mpiio-glue/barrier.c) */
             else
                 ADIOI_EDONIO_Idle(crowded, &idle); /* the partner may need our processor */
         } else {

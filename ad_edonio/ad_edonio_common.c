@@ -112,7 +112,7 @@ void ADIOI_EDONIO_Barrier(MPI_Comm comm)
         MPI_Barrier(comm);
         return;
     }
-    MPI_Ibarrier(comm, &req);
+    PMPI_Ibarrier(comm, &req); /* not the library's own (mpiio-glue/barrier.c) */
     ADIOI_EDONIO_Wait(1, &req);
 }
 

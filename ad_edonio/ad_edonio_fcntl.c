@@ -19,7 +19,7 @@ static struct edonio_flush flush_of(ADIO_File fd, enum edonio_flush_how how, con
 {
     struct edonio_handle *h = edonio_handle(fd);
     struct edonio_flush f = {fd->comm,  &h->stats, ADIOI_EDONIO_Coll_budget(fd),
-                             h->hints.flush_groups, how, myname};
+                             h->hints.flush_groups, how, myname, 0};
     return f;
 }
 

@@ -62,7 +62,7 @@ static int flush_once(struct edonio_cache *c, const struct edonio_flush *f, int 
      * write whole spans of their blocks, the bytes between pieces read afresh. */
     c->all_in_call = deliver;
     if (deliver)
-        err = ADIOI_EDONIO_Net_deliver(c, f->comm, f->st, f->budget, 0, 0);
+        err = ADIOI_EDONIO_Net_deliver(c, f->comm, f->st, f->budget, 0, f->all_in);
     if (write_back_node_last(c, f, deliver))
         e = ADIOI_EDONIO_Cache_write_back_node(c, f->st, 1);
     else
@@ -74,6 +74,15 @@ static int flush_once(struct edonio_cache *c, const struct edonio_flush *f, int 
     if (deliver && err == 0 && f->how != EDONIO_FLUSH_CLOSE)
         ADIOI_EDONIO_Cache_forget_remote(c); /* copies of other nodes' blocks may be stale now */
     return err;
+}
+
+/* A flush that worked on every process has put every write of this process where every process
+ * reads it: no barrier need do it again (ad_edonio_visible.c). */
+static int flushed(struct edonio_cache *c, int code)
+{
+    if (code == MPI_SUCCESS)
+        c->wrote = 0;
+    return code;
 }
 
 int ADIOI_EDONIO_Flush_all(struct edonio_cache *c, const struct edonio_flush *f)
@@ -93,10 +102,10 @@ int ADIOI_EDONIO_Flush_all(struct edonio_cache *c, const struct edonio_flush *f)
         ADIOI_EDONIO_Cache_forget_remote(c); /* clean copies a process that could not map an
                                               * owner keeps may predate the owner's writes */
     if (code != MPI_SUCCESS || !again)
-        return code;
+        return flushed(c, code);
     /* One node, but some process could not map another's memory: deliver what it kept. */
     err = flush_once(c, f, 1);
-    return ADIOI_EDONIO_Agree(f->comm, f->myname, c->filename, err);
+    return flushed(c, ADIOI_EDONIO_Agree(f->comm, f->myname, c->filename, err));
 }
 
 int ADIOI_EDONIO_Flush_alone(struct edonio_cache *c, struct edonio_stats *st, int how,

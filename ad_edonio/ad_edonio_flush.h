@@ -11,6 +11,8 @@ enum edonio_flush_how {
     EDONIO_FLUSH_SYNC,  /* fsync, and forget clean blocks: the next read sees others' writes */
     EDONIO_FLUSH_CLOSE, /* the cache goes next: nothing more */
     EDONIO_FLUSH_EMPTY, /* forget clean blocks (atomic mode across nodes: nothing stays cached) */
+    EDONIO_FLUSH_VISIBLE, /* as a sync without the fsync: what an MPI_Barrier across nodes needs
+                           * (ad_edonio_visible.c) */
 };
 
 struct edonio_flush {
@@ -20,6 +22,8 @@ struct edonio_flush {
     int groups;              /* romio_edonio_flush_groups */
     enum edonio_flush_how how;
     const char *myname;      /* for messages */
+    int all_in;              /* a collective of the caller's has shown every process inside, so
+                              * none still writes: the delivery needs no barrier first */
 };
 
 /* Collective over the cache's processes: an MPI error code, the same class on every process. */

@@ -35,6 +35,7 @@ EDONIO_SYSCALL_PATH void transfer(ADIO_File fd, struct edonio_cache *c, void *bu
     err = writing ? ADIOI_EDONIO_Cache_check(c, offset, len)
                   : ADIOI_EDONIO_Range_check(offset, len);
     if (err == 0 && writing) {
+        c->wrote = 1;
         err = ADIOI_EDONIO_Cache_write(c, st, buf, offset, len, &done);
     } else if (err == 0) {
         err = ADIOI_EDONIO_Cache_read(c, st, buf, offset, len, &done);
@@ -96,6 +97,8 @@ static void strided(ADIO_File fd, struct edonio_cache *c, void *buf, int count,
                                       req.end - req.start);
         locked = err == 0;
     }
+    if (err == 0 && writing)
+        c->wrote = 1;
     if (err == 0)
         err = ADIOI_EDONIO_Req_independent(c, st, ADIOI_EDONIO_Coll_budget(fd), &req, writing);
     size = ADIOI_EDONIO_Size_get(c);

@@ -177,6 +177,7 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
         req.n = 0;
         req.bytes = 0;
     }
+    c->wrote |= req.bytes > 0;
     int e = write_coll(fd, c, &req);
     err = err ? err : e;
     finish(fd, c, myname, err, req.stored, error_code);

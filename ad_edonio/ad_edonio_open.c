@@ -194,6 +194,8 @@ void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_c
     }
     ADIOI_EDONIO_Hints_report(fd, &h->hints);
     h->opened = 1;
+    if (h->made && h->cache->writable && h->cache->nprocs > 1)
+        ADIOI_EDONIO_Visible_add(fd);
     if (h->hints.preload && h->made) /* EDONIO's preload at open */
         *error_code = ADIOI_EDONIO_Preload(fd);
 }
@@ -250,6 +252,7 @@ static int close_cache(ADIO_File fd, struct edonio_handle *h)
     struct edonio_cache *c = ADIOI_EDONIO_Cache_of(fd);
     int code = h->close_code;
 
+    ADIOI_EDONIO_Visible_remove(fd);
     if (!h->flushed) /* ADIO_Close called directly (ROMIO's own files, the legacy APIs) */
         h->together = flush_cache(fd, h, &code);
     ADIOI_EDONIO_Stats_report(fd);

@@ -1,0 +1,225 @@
+/*
+ * edonio: MPI_Barrier and MPI_Ibarrier, so that a barrier hands over what was written before it,
+ * across nodes too, as it does on a POSIX file system (ad_edonio/ad_edonio_visible.c says how).
+ *
+ * MPI_Barrier on an intracommunicator of two processes or more is an MPI_Allreduce of one word
+ * ("has this process written, since the last collective flush, to a file whose processes span
+ * nodes?"), which costs what a barrier costs, followed by the flushes it calls for, if any. Every
+ * process of the communicator must make the same collective whatever it has open, so the
+ * allreduce is made even where no edonio file is open. MPI_Ibarrier is an MPI_Iallreduce of the
+ * same word, and the completion of its request, seen in MPI_Wait, MPI_Test and their kin, tells
+ * the driver to forget the node's stale copies. Everything else is the host MPI's.
+ *
+ * ROMIO and the driver call PMPI_ names (ROMIO's mpipr.h), so only the program's calls come here.
+ * This file does not include ROMIO's headers: they would rename the MPI_ names defined here.
+ */
+#include <mpi.h>
+#include <stddef.h>
+
+#include "ad_edonio_visible.h"
+
+/* Communicators for which MPI_Barrier is the host's alone: no edonio file can hold them all. */
+static int plain(MPI_Comm comm)
+{
+    int inter = 1, size = 1;
+
+    return comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+           PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2;
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    int mine, any = 0, rc;
+
+    if (plain(comm))
+        return PMPI_Barrier(comm);
+    mine = ADIOI_EDONIO_Visible_pending();
+    rc = PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (rc == MPI_SUCCESS && any)
+        ADIOI_EDONIO_Visible_barrier(comm);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ MPI_Ibarrier */
+
+/* Records of MPI_Ibarrier requests the program has not yet seen complete. */
+static struct edonio_ibarrier *open_ibarriers;
+
+/* Sink of the rare MPI_Ibarrier whose record could not be made: every process must still make
+ * the same collective, and this process then asks the others to forget their copies. */
+static int lost_mine = 1, lost_any;
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    struct edonio_ibarrier *b;
+    int rc;
+
+    if (plain(comm))
+        return PMPI_Ibarrier(comm, request);
+    b = ADIOI_EDONIO_Visible_ibarrier(comm);
+    if (b == NULL)
+        return PMPI_Iallreduce(&lost_mine, &lost_any, 1, MPI_INT, MPI_MAX, comm, request);
+    rc = PMPI_Iallreduce(&b->mine, &b->any, 1, MPI_INT, MPI_MAX, comm, &b->req);
+    if (rc != MPI_SUCCESS) {
+        b->any = 0;
+        ADIOI_EDONIO_Visible_done(b);
+        return rc;
+    }
+    *request = b->req;
+    b->next = open_ibarriers;
+    open_ibarriers = b;
+    return MPI_SUCCESS;
+}
+
+/*
+ * The program's request req (its value before the call that completed it) is complete: if it is an
+ * MPI_Ibarrier's, the driver acts on it. A request handle MPI reuses was freed, so its collective
+ * was complete too (MPI_Request_free of an active request frees it when it completes).
+ */
+static void completed(MPI_Request req)
+{
+    for (struct edonio_ibarrier **p = &open_ibarriers; *p != NULL; p = &(*p)->next)
+        if ((*p)->req == req) {
+            struct edonio_ibarrier *b = *p;
+            *p = b->next;
+            ADIOI_EDONIO_Visible_done(b);
+            return;
+        }
+}
+
+/* Is req one of ours? */
+static int watched(MPI_Request req)
+{
+    for (struct edonio_ibarrier *b = open_ibarriers; b != NULL; b = b->next)
+        if (req != MPI_REQUEST_NULL && b->req == req)
+            return 1;
+    return 0;
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    MPI_Request req = *request;
+    int rc = PMPI_Wait(request, status);
+
+    if (open_ibarriers != NULL && rc == MPI_SUCCESS)
+        completed(req);
+    return rc;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    MPI_Request req = *request;
+    int rc = PMPI_Test(request, flag, status);
+
+    if (open_ibarriers != NULL && rc == MPI_SUCCESS && *flag)
+        completed(req);
+    return rc;
+}
+
+/*
+ * The array forms: the requests of ours among them are noted before the call (at most a few, and
+ * only while an MPI_Ibarrier is open), and those the call completed acted on after it.
+ */
+enum { WATCH_MAX = 16 };
+
+struct watch {
+    int n;
+    int index[WATCH_MAX];
+    MPI_Request req[WATCH_MAX];
+};
+
+static void watch_of(int count, const MPI_Request requests[], struct watch *w)
+{
+    w->n = 0;
+    for (int i = 0; open_ibarriers != NULL && i < count && w->n < WATCH_MAX; i++)
+        if (watched(requests[i])) {
+            w->index[w->n] = i;
+            w->req[w->n++] = requests[i];
+        }
+}
+
+/* After the call: those of ours that it completed (index done, or every one with all). */
+static void watch_done(const struct watch *w, int all, int ndone, const int done[])
+{
+    for (int k = 0; k < w->n; k++) {
+        int hit = all;
+        for (int j = 0; !hit && j < ndone; j++)
+            hit = done[j] == w->index[k];
+        if (hit)
+            completed(w->req[k]);
+    }
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    struct watch w;
+    int rc;
+
+    watch_of(count, requests, &w);
+    rc = PMPI_Waitall(count, requests, statuses);
+    if (w.n > 0 && rc == MPI_SUCCESS)
+        watch_done(&w, 1, 0, NULL);
+    return rc;
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    struct watch w;
+    int rc;
+
+    watch_of(count, requests, &w);
+    rc = PMPI_Testall(count, requests, flag, statuses);
+    if (w.n > 0 && rc == MPI_SUCCESS && *flag)
+        watch_done(&w, 1, 0, NULL);
+    return rc;
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    struct watch w;
+    int rc;
+
+    watch_of(count, requests, &w);
+    rc = PMPI_Waitany(count, requests, index, status);
+    if (w.n > 0 && rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
+        watch_done(&w, 0, 1, index);
+    return rc;
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+    struct watch w;
+    int rc;
+
+    watch_of(count, requests, &w);
+    rc = PMPI_Testany(count, requests, index, flag, status);
+    if (w.n > 0 && rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
+        watch_done(&w, 0, 1, index);
+    return rc;
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[])
+{
+    struct watch w;
+    int rc;
+
+    watch_of(incount, requests, &w);
+    rc = PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+    if (w.n > 0 && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
+        watch_done(&w, 0, *outcount, indices);
+    return rc;
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[])
+{
+    struct watch w;
+    int rc;
+
+    watch_of(incount, requests, &w);
+    rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+    if (w.n > 0 && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
+        watch_done(&w, 0, *outcount, indices);
+    return rc;
+}
