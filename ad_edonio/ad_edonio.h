@@ -37,6 +37,7 @@
 #define EDONIO_DEFAULT_DIRECT            (1024LL * 1024)
 #define EDONIO_WRITE_THROUGH_AUTO        (-1LL)       /* romio_edonio_write_through=auto */
 #define EDONIO_WRITE_THROUGH_LOCAL       (16 * 1024)  /* what auto gives on a page-cached one */
+#define EDONIO_DEFAULT_DIRTY_EXPIRE      30           /* seconds, as the kernel's page cache */
 
 /* How MPI atomic mode is enforced (romio_edonio_atomicity; doc/atomicity.md). */
 enum edonio_atomicity {
@@ -88,6 +89,8 @@ struct edonio_hints {
     long long write_through;         /* romio_edonio_write_through, bytes; 0: never; -1: auto
                                       * (never in a cache's hints) */
     enum edonio_write_back write_back; /* romio_edonio_write_back; never auto in a cache's hints */
+    long long dirty_expire;          /* romio_edonio_dirty_expire, seconds: a block dirty this
+                                      * long goes to the file (the keeper); 0: never */
 };
 
 /* What edonio did for one handle on one process (summed over processes at close). */

@@ -256,6 +256,7 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
             c->nodes_shared = over(all, c->nprocs, BY_NODE);
             ADIOI_EDONIO_Node_attach(c, peers);
         }
+        ADIOI_EDONIO_Keeper_attach(c);
         c->fetch_buf = malloc((size_t)c->hints.block_size); /* NULL: allocated when needed */
     }
 out:
@@ -360,6 +361,7 @@ static void unlink_cache(struct edonio_cache *c)
 void ADIOI_EDONIO_Cache_close(struct edonio_cache *c, int keep)
 {
     unlink_cache(c);
+    ADIOI_EDONIO_Keeper_detach(c);
     if (keep && c->hints.keep_memory)
         ADIOI_EDONIO_Node_keep(c);
     else
@@ -384,6 +386,7 @@ int ADIOI_EDONIO_Cache_rebuild(struct edonio_cache *c, MPI_Comm comm, struct edo
 
     if (code != MPI_SUCCESS)
         return code; /* the dirty bytes stay, in the old shape */
+    ADIOI_EDONIO_Keeper_detach(c);
     ADIOI_EDONIO_Node_detach(c);
     free(c->fetch_buf);
     c->fetch_buf = NULL;

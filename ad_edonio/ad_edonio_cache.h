@@ -54,6 +54,7 @@ struct edonio_node {
     void **map;                     /* [n] their memory, mapped here */
     size_t *bytes;                  /* [n] its size */
     int *fd;                        /* [n] its memfd, opened here: the blocks' bytes */
+    int32_t *pid;                   /* [n] their process ids (the keeper waits for them) */
     _Atomic int64_t *size;          /* the file's size as this node knows it */
     int memfd;                      /* this process's memory */
     uint64_t key, cookie;
@@ -215,6 +216,20 @@ void ADIOI_EDONIO_Size_max(struct edonio_cache *c, ADIO_Offset end);
 void ADIOI_EDONIO_Size_set(struct edonio_cache *c, ADIO_Offset size);
 /* Bytes of cache memory this process laid out, and used. */
 void ADIOI_EDONIO_Node_memory(struct edonio_cache *c, long long *mapped, long long *touched);
+
+/* ---------------------------------------------------------------- the keeper (ad_edonio_keeper.c) */
+
+/*
+ * A writable cache's memory and file, handed to this process's keeper (started at the first, once
+ * per process), which writes its dirty bytes to the file if the process dies, and those older than
+ * romio_edonio_dirty_expire while it lives. Local; without a keeper (none found or started: said
+ * once on stderr) the cache works as before, its dirty bytes living only in the processes.
+ */
+void ADIOI_EDONIO_Keeper_attach(struct edonio_cache *c);
+/* Before the cache's memory is kept, detached or rebuilt, once every dirty byte is written back. */
+void ADIOI_EDONIO_Keeper_detach(struct edonio_cache *c);
+/* romio_edonio_dirty_expire changed (MPI_File_set_info): into this process's segments. */
+void ADIOI_EDONIO_Keeper_expire(struct edonio_cache *c);
 
 /* ---------------------------------------------------------------- I/O (ad_edonio_cache_io.c) */
 

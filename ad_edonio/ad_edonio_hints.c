@@ -35,6 +35,7 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
     h->read_fill = EDONIO_READ_FILL_AUTO;
     h->write_through = EDONIO_WRITE_THROUGH_AUTO;
     h->write_back = EDONIO_WRITE_BACK_AUTO;
+    h->dirty_expire = EDONIO_DEFAULT_DIRTY_EXPIRE;
 }
 
 static const char *const atomicity_names[] = {"rank_order", "graph_coloring", "locking"};
@@ -151,6 +152,9 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     b = get_name(info, "romio_edonio_write_back", write_back_names, 3);
     if (b != -1)
         h->write_back = (enum edonio_write_back)b;
+    v = get_bytes(info, "romio_edonio_dirty_expire");
+    if (v != -1)
+        h->dirty_expire = v >= 0 && v <= INT_MAX ? v : d.dirty_expire;
     /* A cache smaller than a block falls back; a remote cache holds at least one block. */
     if (h->cache_size < h->block_size)
         h->cache_size = d.cache_size >= h->block_size ? d.cache_size : h->block_size;
@@ -185,6 +189,7 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
     else
         info_set_ll(fd, "romio_edonio_write_through", h->write_through);
     ADIOI_Info_set(fd->info, "romio_edonio_write_back", write_back_names[h->write_back]);
+    info_set_ll(fd, "romio_edonio_dirty_expire", h->dirty_expire);
     ADIOI_Info_set(fd->info, EDONIO_VERSION_KEY, edonio_version());
     ADIOI_Info_set(fd->info, EDONIO_ROMIO_VERSION_KEY, edonio_romio_version());
 }
@@ -285,6 +290,8 @@ static int change(ADIO_File fd, struct edonio_handle *h, struct edonio_hints *wa
         c->hints.read_fill = h->hints.read_fill;
         c->hints.write_through = h->hints.write_through;
         c->hints.write_back = h->hints.write_back;
+        c->hints.dirty_expire = h->hints.dirty_expire;
+        ADIOI_EDONIO_Keeper_expire(c);
     }
     if (code == MPI_SUCCESS && preload_now && c != NULL && h->collective)
         code = ADIOI_EDONIO_Preload(fd);

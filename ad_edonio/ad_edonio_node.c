@@ -272,9 +272,10 @@ static int node_alloc(struct edonio_node *n, int nprocs)
     n->map = calloc((size_t)nprocs, sizeof(*n->map));
     n->bytes = calloc((size_t)nprocs, sizeof(*n->bytes));
     n->fd = malloc((size_t)nprocs * sizeof(*n->fd));
+    n->pid = calloc((size_t)nprocs, sizeof(*n->pid));
     for (int i = 0; n->fd != NULL && i < nprocs; i++)
         n->fd[i] = -1;
-    return n->rank && n->index && n->own && n->remote && n->map && n->bytes && n->fd;
+    return n->rank && n->index && n->own && n->remote && n->map && n->bytes && n->fd && n->pid;
 }
 
 void ADIOI_EDONIO_Node_identify(struct edonio_cache *c, struct edonio_peer *me)
@@ -544,6 +545,7 @@ void ADIOI_EDONIO_Node_attach(struct edonio_cache *c, const struct edonio_peer *
             continue; /* reached over the network */
         }
         n->rank[n->n] = r;
+        n->pid[n->n] = all[r].pid;
         n->index[r] = n->n++;
     }
     n->size = &n->own[0]->size; /* the node's first process keeps the node's size */
@@ -569,6 +571,7 @@ static void detach_node(struct edonio_node *n)
     free(n->map);
     free(n->bytes);
     free(n->fd);
+    free(n->pid);
     memset(n, 0, sizeof(*n));
     n->memfd = -1;
 }

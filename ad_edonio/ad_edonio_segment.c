@@ -2,10 +2,22 @@
  * edonio: one segment of the block cache (see ad_edonio_segment.h): hash index, LRU list, slots
  * taken lazily, exact dirty extents.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* CLOCK_MONOTONIC_COARSE */
+#endif
 #include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "ad_edonio_segment.h"
+
+uint32_t edonio_now(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &t); /* the vDSO's: no system call */
+    return (uint32_t)t.tv_sec;
+}
 
 static size_t align8(size_t n)
 {
@@ -252,6 +264,8 @@ int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi)
         out[n++] = s->dirty[i++];
     if (n > EDONIO_MAX_EXTENTS)
         return -1;
+    if (s->ndirty == 0)
+        s->dirty_since = edonio_now();
     memcpy(s->dirty, out, n * sizeof(out[0]));
     s->ndirty = n;
     return 0;

@@ -49,6 +49,8 @@ struct edonio_slot {
     int32_t hash_next; /* next slot in the same hash bucket, or EDONIO_NO_SLOT */
     uint32_t flags;    /* enum edonio_slot_flags */
     uint32_t ndirty;   /* dirty extents in use */
+    uint32_t dirty_since; /* when it was first written since it was last clean: seconds of
+                           * CLOCK_MONOTONIC (edonio_now), for the keeper's age bound */
     atomic_uint busy;  /* processes copying its bytes in or out without the segment's lock */
     struct edonio_extent dirty[EDONIO_MAX_EXTENTS];
 };
@@ -61,6 +63,12 @@ struct edonio_segment {
     _Atomic int64_t size;     /* in the node's first process's own segment: the file's size as
                                * this node knows it (ad_edonio_node.c) */
     _Atomic uint64_t syncs;   /* flushes this process has entered on one node (Node_enter_flush) */
+    _Atomic int32_t dirty_expire; /* romio_edonio_dirty_expire of the cache it serves, in seconds
+                                   * (0: never): a block dirty this long goes to the file, written
+                                   * back by the process's keeper (keeper/edonio_keeper.c) */
+    _Atomic uint64_t cache_id;    /* the cache it serves now, as the keeper was told (0: none): a
+                                   * keeper writes a slot to a file only for that cache, so memory
+                                   * kept from a closed cache never reaches the old file */
     int32_t nslots;           /* slots laid out */
     int32_t limit;            /* slots that may hold a block at once (<= nslots) */
     int32_t planned;          /* > limit: what limit becomes once the node's memory limit is
@@ -79,6 +87,9 @@ struct edonio_segment {
     uint64_t buckets_offset;  /* int32 per bucket: slot + 1, 0 when empty */
     uint64_t data_offset;     /* slot i's data at data_offset + i * block_size */
 };
+
+/* Seconds of CLOCK_MONOTONIC, the clock of every process of the machine (slots' dirty_since). */
+uint32_t edonio_now(void);
 
 /* The ownership map: block b of the file belongs to rank b mod nprocs (EDONIO's wrap mapping). */
 static inline int edonio_owner(int64_t block, int nprocs)
