@@ -6,7 +6,7 @@
 #   romio    ROMIO's own test programs, under ufs and under edonio
 #   pnetcdf  PnetCDF's own test suite (make check, and its 4-process tests) under edonio
 #   longpath PnetCDF's Fortran tests and long file names (C and Fortran) from a 600-character path
-#   hdf5     a parallel HDF5 program under edonio
+#   hdf5     parallel HDF5 programs under edonio, on one node and on simulated nodes
 #   coll     collective I/O through the block owners and MPI atomic mode (every method)
 #   legacy   the legacy APIs (EDONIO do_*, PFS-style, PIOFS-style) on ufs and on edonio
 #   pfsemu   the emulated parallel file system of perf/ passes data through unchanged and counts

@@ -55,6 +55,10 @@
 #                     is in the file when the writer's sync returns though the owner synced first,
 #                     the same with close (the owner closed first), and a span write-back over a
 #                     cached block reading afresh what another writer put between its pieces
+#   t_barrier         a write visible to every process after an MPI_Barrier, or MPI_Ibarrier and its
+#                     wait, on any communicator holding the file's processes, with no sync (issue
+#                     39): independent, collective and strided-view writes, copies cached by reads
+#                     first (read_fill=block), overwrites; the whole file after reopen
 # Every program also takes KEY=VALUE hints after its file name, e.g. one that switches the tested
 # behaviour off, which makes it fail (romio_edonio_preload=false).
 #
@@ -71,7 +75,7 @@ mpi_test_setup "$@"
 
 programs="t_sleeping_owner t_gaps t_size t_sparse t_evict t_remote t_preload t_hints
     t_wronly_noread t_reuse t_direct t_consistency t_random t_fragments t_whole t_pass
-    t_coll_direct t_deliver t_syncs t_memlimit"
+    t_coll_direct t_deliver t_syncs t_memlimit t_barrier"
 
 build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
@@ -332,6 +336,28 @@ test_memlimit() {
         -n 2 -env EDONIO_TEST_NODE b "$bin/t_memlimit" "$data/memlimit-2x2"
 }
 
+# 16. A write, then a barrier on a communicator that holds all the file's processes (or a
+# nonblocking barrier and its wait), then reads by every process: no sync (issue 39). On one node,
+# on 2 and 4 simulated nodes, 2x2, and with every process a node of its own. Seen to fail across
+# nodes on the code before issue 39's change, where a write to a block of another node stays on the
+# writer's node until the next collective file call, and owners keep their own dirty blocks: every
+# case, "case barrier: 388 errors" (and "collective: 144", "read-fill: 788") on 2 and 4 nodes.
+test_barrier() {
+    local n
+    RUN_TIMEOUT=120 run_mpi "cache/barrier np=4" "$work/barrier-4.log" 4 "${edonio[@]}" -- \
+        "$bin/t_barrier" "$data/barrier-4"
+    for n in 2 4; do
+        RUN_TIMEOUT=120 run_mpi "cache/barrier $n-nodes np=4" "$work/barrier-nodes$n.log" 4 \
+            "${edonio[@]}" MPIR_CVAR_NUM_CLIQUES=$n MPIR_CVAR_NOLOCAL=1 -- \
+            "$bin/t_barrier" "$data/barrier-nodes$n"
+    done
+    RUN_TIMEOUT=120 run_2x2 "cache/barrier 2x2-nodes np=4" "$work/barrier-2x2.log" \
+        "$bin/t_barrier" "$data/barrier-2x2"
+    RUN_TIMEOUT=120 run_mpi "cache/barrier shared_memory=false np=4" "$work/barrier-noshm.log" \
+        4 "${edonio[@]}" -- "$bin/t_barrier" "$data/barrier-noshm" \
+        romio_edonio_shared_memory=false
+}
+
 build
 test_sleeping_owner
 run_all_np t_gaps 1
@@ -442,5 +468,6 @@ run_mpi "cache/syncs uncrowded 2-nodes np=4" "$work/syncs-uncrowded.log" 4 "${ed
 test_syncs_bound
 test_valgrind_nodes
 test_consistency
+test_barrier
 test_random
 summary
