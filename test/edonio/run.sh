@@ -16,7 +16,7 @@ deep=$(deep_dir "$data")
 
 build() {
     local cflags="-std=c11 -O1 -g -Wall -Wextra -Werror"
-    for t in t_driver t_errors t_types t_nospace t_handles t_sharing t_badinput t_shfp; do
+    for t in t_driver t_errors t_types t_nospace t_handles t_sharing t_badinput t_shfp t_killed; do
         mpicc $cflags -o "$bin/$t" "$here/$t.c"
     done
     mpicc $cflags -o "$bin/t_faults" "$here/t_faults.c" -ldl
@@ -274,6 +274,8 @@ test_valgrind() {
         "${vg[@]}" "$bin/t_types" "$data/vg-types"
 }
 
+. "$here/killed.sh"
+
 build
 test_symbols
 test_driver
@@ -288,4 +290,5 @@ test_types
 test_fortran
 test_nospace
 test_valgrind
+test_killed
 summary
