@@ -1,8 +1,14 @@
 #!/usr/bin/python3
 """Summarises a perf/run results directory: prints the ufs-vs-edonio table and the targets, and
-draws the PNG plots (when matplotlib is there).
+draws the PNG plots (when matplotlib is there); keeps the long-form history of runs.
 
     /usr/bin/python3 perf/report.py RESULTS_DIR
+    /usr/bin/python3 perf/report.py --history HISTORY.csv RESULTS_DIR...
+        appends each RESULTS_DIR's rows to HISTORY.csv (one per case, file system, simulated
+        nodes, ranks and phase: date, commit, machine, medians of ufs and edonio, their ratio)
+        and redraws HISTORY.png beside it (perf/run does this at the end of every run)
+    /usr/bin/python3 perf/report.py --history-plot HISTORY.csv
+        only redraws HISTORY.png: the headline ratios over the runs, labelled by commit
 """
 import csv
 import os
@@ -488,7 +494,126 @@ def plots(d, agg, lim):
     return made
 
 
+# ---- history ----
+
+HISTORY_FIELDS = ("date", "commit", "machine", "case", "fs", "nodes", "ranks", "ufs_s",
+                  "edonio_s", "ratio")
+# Cases run with several parameter sets at one size: their parameters are part of the case.
+WITH_PARAMS = ("t5.", "atomic")
+
+
+def run_identity(d):
+    """(date, commit, machine, sizes) of a results directory, from its env.txt."""
+    env = {}
+    p = os.path.join(d, "env.txt")
+    if os.path.exists(p):
+        for line in open(p):
+            k, _, v = line.partition(":")
+            env.setdefault(k.strip(), v.strip())
+    date = env.get("date", "")[:10] or os.path.basename(os.path.normpath(d))[:10]
+    commit = ""
+    e = env.get("edonio", "")
+    if "(" in e:
+        inner = e[e.rindex("(") + 1:].rstrip(")")
+        commit = inner.split(",")[0].strip() + ("+changes" if "modified" in inner else "")
+    h = [x.strip() for x in env.get("host", "").split(",")]
+    machine = " ".join(h[:2])
+    if len(h) > 2 and h[2].endswith("GiB"):
+        machine += " %.0f GiB" % float(h[2].split()[0])
+    return date, commit, machine, env.get("sizes", "").split(",")[0]
+
+
+def history_rows(d):
+    """The rows of one results directory for history.csv: ufs and edonio medians, each phase."""
+    date, commit, machine, _ = run_identity(d)
+    out = []
+    for u, e in pairs(aggregate(load(os.path.join(d, "results.csv")))):
+        if u is None:
+            continue
+        fs, _, n = e["fs"].partition("+")
+        case = e["case"]
+        if case.startswith(WITH_PARAMS):
+            case += " " + e["params"]
+        for phase, k in (("write", "t_write"), ("read", "t_read")):
+            if u[k] and e[k]:
+                out.append({"date": date, "commit": commit, "machine": machine,
+                            "case": case + " " + phase, "fs": fs,
+                            "nodes": n.rstrip("n") or "1", "ranks": e["nprocs"],
+                            "ufs_s": "%.6f" % u[k], "edonio_s": "%.6f" % e[k],
+                            "ratio": "%.3f" % ratio(u[k], e[k])})
+    return out
+
+
+def append_history(path, dirs):
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, HISTORY_FIELDS)
+        if new:
+            w.writeheader()
+        for d in dirs:
+            w.writerows(history_rows(d))
+
+
+# The headline rows of README.md, drawn over the runs: (case, fs, nodes, ranks).
+HEADLINES = (("demo", "local", "1", "4"), ("fem", "pfs", "1", "4"), ("fem", "pfs", "2", "4"),
+             ("fem", "local", "1", "4"), ("fem", "local", "2", "4"), ("strided", "pfs", "1", "4"),
+             ("strided", "local", "2", "4"), ("cold", "local", "1", "2"),
+             ("ior-indep-64k", "local", "1", "2"), ("ior-coll-1m", "local", "1", "2"),
+             ("ior-indep-1m", "local", "2", "2"), ("ior-coll-1m", "local", "2", "4"))
+
+
+def plot_history(path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker
+    except ImportError:
+        print("(no matplotlib: no history plot)")
+        return
+    rows = load(path)
+    runs = []  # (date, commit) in the order of the file: one x position per run
+    for r in rows:
+        if (r["date"], r["commit"]) not in runs:
+            runs.append((r["date"], r["commit"]))
+    x_of = {k: i for i, k in enumerate(runs)}
+    fig, axes = plt.subplots(len(HEADLINES) // 2, 2, figsize=(12, 2.0 * len(HEADLINES) // 2),
+                             sharex=True)
+    for ax, (case, fs, nodes, ranks) in zip(axes.flat, HEADLINES):
+        for phase in ("write", "read"):
+            pts = [(x_of[(r["date"], r["commit"])], float(r["ratio"])) for r in rows
+                   if r["case"] == case + " " + phase and r["fs"] == fs and r["nodes"] == nodes
+                   and r["ranks"] == ranks]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", ms=3, label=phase)
+        ax.axhline(1, color="k", lw=0.6)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%.1f"))
+        lo, hi = ax.get_ylim()
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%.1f") if hi < 4 * lo
+                                     else matplotlib.ticker.NullFormatter())
+        ax.set_title("%s, %s, %s node%s, %s ranks" % (case, fs, nodes, "s" * (nodes != "1"),
+                                                     ranks), fontsize=8)
+        ax.tick_params(labelsize=6)
+        ax.legend(fontsize=6)
+    for ax in axes[-1]:
+        ax.set_xticks(range(len(runs)))
+        ax.set_xticklabels(["%s %s" % (d[5:], c) for d, c in runs], rotation=90, fontsize=5)
+    fig.suptitle("ufs time / edonio time over the runs of history.csv (above 1: edonio faster)",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(os.path.splitext(path)[0] + ".png", dpi=80)
+    plt.close(fig)
+
+
 def main():
+    if sys.argv[1] == "--history":
+        append_history(sys.argv[2], sys.argv[3:])
+        plot_history(sys.argv[2])
+        return
+    if sys.argv[1] == "--history-plot":
+        plot_history(sys.argv[2])
+        return
     d = sys.argv[1]
     rows = load(os.path.join(d, "results.csv"))
     agg = aggregate(rows)
