@@ -21,7 +21,8 @@
  * cache's interface, ADIOI_EDONIO_Cache_read/_write), not four. Where the kernel guards the
  * return to user space (AMD's SRSO "Safe RET", RSB filling), each frame it returns through cost
  * about 10 ns on this project's machine, by all appearances a mispredicted return, on a 2 KiB
- * read from the page cache of 620 ns (perf/results/2026-11-26-syscall-depth/).
+ * read from the page cache of 620 ns (measured at 6acf510: perf/results/2026-11-26-syscall-depth/
+ * in the git history).
  */
 #define EDONIO_SYSCALL_PATH static inline __attribute__((always_inline))
 
@@ -37,7 +38,7 @@
 #define EDONIO_DEFAULT_DIRECT            (1024LL * 1024)
 #define EDONIO_WRITE_THROUGH_AUTO        (-1LL)       /* romio_edonio_write_through=auto */
 #define EDONIO_WRITE_THROUGH_LOCAL       (16 * 1024)  /* what auto gives on a page-cached one */
-#define EDONIO_DEFAULT_DIRTY_EXPIRE      30           /* seconds, as the kernel's page cache */
+#define EDONIO_DEFAULT_DIRTY_EXPIRE      30           /* seconds: the kernel's page cache's */
 
 /* How MPI atomic mode is enforced (romio_edonio_atomicity; doc/atomicity.md). */
 enum edonio_atomicity {
@@ -89,8 +90,8 @@ struct edonio_hints {
     long long write_through;         /* romio_edonio_write_through, bytes; 0: never; -1: auto
                                       * (never in a cache's hints) */
     enum edonio_write_back write_back; /* romio_edonio_write_back; never auto in a cache's hints */
-    long long dirty_expire;          /* romio_edonio_dirty_expire, seconds: a block dirty this
-                                      * long goes to the file (the keeper); 0: never */
+    long long dirty_expire; /* romio_edonio_dirty_expire, seconds: a block dirty this long goes to
+                             * the file (the keeper); 0: never */
 };
 
 /* What edonio did for one handle on one process (summed over processes at close). */
@@ -113,8 +114,8 @@ struct edonio_stats {
     long long mem_reused;     /* bytes of it that were allocated at open: kept from a closed
                                * cache (romio_edonio_keep_memory) */
     long long fs_locks;       /* byte-range locks taken on the file (write_back=span only) */
-    long long barrier_flushes; /* MPI_Barrier or MPI_Ibarrier calls that put this process's or
-                                * others' writes where other nodes read them */
+    long long barriers;       /* MPI_Barrier or MPI_Ibarrier calls that put this process's or
+                               * others' writes where other nodes read them */
 };
 
 struct edonio_cache;

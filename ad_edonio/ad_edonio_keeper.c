@@ -177,8 +177,8 @@ void ADIOI_EDONIO_Keeper_attach(struct edonio_cache *c)
     for (int i = 0; i < n->n && npids < EDONIO_KEEPER_PIDS; i++)
         if (i != n->me)
             pids[npids++] = n->pid[i];
-    struct edonio_keeper_msg m = {EDONIO_KEEPER_MAGIC, c->id, n->bytes[n->me],
-                                  EDONIO_KEEPER_ATTACH, npids};
+    struct edonio_keeper_msg m = {EDONIO_KEEPER_MAGIC, c->id, n->bytes[n->me], EDONIO_KEEPER_ATTACH,
+                                  npids};
     int fds[2] = {c->fd_sys, n->memfd};
     tell(&m, pids, c->filename, fds, 2);
 }

@@ -11,8 +11,8 @@
  * and of the blocks' bytes.
  * A slot's memory is allocated when a slot is first taken (ADIOI_EDONIO_Node_back: fallocate on
  * the memfd), so that a node short of memory gives an error, and the request goes to the file,
- * rather than SIGBUS at a store. Measured here (perf/cases/memfd_copy.c and its notes in
- * perf/README.md): into pages that exist, stores are 6-15 times cheaper than pwrite on the memfd,
+ * rather than SIGBUS at a store. Measured here (perf/cases/memfd_copy.c, run by perf/run's micro
+ * case; doc/design.md has the figures): into pages that exist, stores are 6-15 times cheaper than pwrite on the memfd,
  * which is what the slots' bytes went through before; into new pages they cost about the same.
  * No MPI call is made to reach an owner on the same node.
  *
@@ -463,7 +463,7 @@ static int copy_peer_memfd(const struct edonio_peer *p)
  * A descriptor of another process's memfd: a copy of its own (copy_peer_memfd), else the file
  * opened again through /proc/<pid>/fd/<fd>, which needs only the right to read the process. The
  * copy makes no path lookup in /proc: 6.4 against 10.6 us per peer at 63 peers, 17.7 against 21.6
- * at 3 (perf/results/2026-11-27-first-open/), and a node of 64 processes maps 63 at a process's
+ * at 3 (perf/cases/peer_fds.c; measured at f5dbdfa), and a node of 64 processes maps 63 at a process's
  * first open. -1 when neither works.
  */
 static int peer_memfd(const struct edonio_peer *p)

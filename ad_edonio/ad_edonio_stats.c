@@ -22,7 +22,7 @@ static const char *const names[NSTATS] = {
     "hits",        "misses",   "evictions",      "writebacks",  "remote_hits",
     "fs_reads",    "fs_writes", "fs_read_bytes", "fs_write_bytes", "coll_rounds",
     "coll_phases", "direct",   "delivered",      "mem_mapped",  "mem_touched",
-    "mem_reused",  "fs_locks", "barrier_flushes",
+    "mem_reused",  "fs_locks", "barriers",
 };
 
 static void print_line(FILE *out, const char *filename, int nprocs, const long long *v)

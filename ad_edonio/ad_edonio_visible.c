@@ -125,7 +125,7 @@ static void flush_for_barrier(ADIO_File fd)
                              .myname = myname,
                              .all_in = 1};
     ADIOI_EDONIO_Flush_all(c, &f);
-    h->stats.barrier_flushes++;
+    h->stats.barriers++;
 }
 
 void ADIOI_EDONIO_Visible_barrier(MPI_Comm comm)
@@ -156,7 +156,7 @@ struct edonio_ibarrier *ADIOI_EDONIO_Visible_ibarrier(MPI_Comm comm)
         struct edonio_handle *h = edonio_handle(handles[i]);
         if (ADIOI_EDONIO_Cache_write_back_reachable(c, &h->stats, 0) == 0)
             c->wrote = 0; /* in the file; the others forget their copies when it completes */
-        h->stats.barrier_flushes++;
+        h->stats.barriers++;
     }
     return b;
 }

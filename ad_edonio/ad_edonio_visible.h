@@ -28,11 +28,11 @@ void ADIOI_EDONIO_Visible_barrier(MPI_Comm comm);
  * that its completion hands to ADIOI_EDONIO_Visible_done.
  */
 struct edonio_ibarrier {
-    int mine;               /* 1 when this process wrote to one of the files, else 0 */
-    int any;                /* the MPI_Iallreduce's MPI_MAX of them: the program's request */
-    int n;                  /* files whose processes are all in comm */
-    uint64_t *ids;          /* their caches' ids */
-    MPI_Request req;        /* the request the program waits for */
+    int mine;        /* 1 when this process wrote to one of the files, else 0 */
+    int any;         /* the MPI_Iallreduce's MPI_MAX of them: the program's request */
+    int n;           /* files whose processes are all in comm */
+    uint64_t *ids;   /* their caches' ids */
+    MPI_Request req; /* the request the program waits for */
     struct edonio_ibarrier *next;
 };
 

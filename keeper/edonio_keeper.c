@@ -266,7 +266,8 @@ static void expire(struct kcache *k, uint32_t now)
             continue;
         for (int32_t i = 0; i < seg->nhigh && !old; i++) { /* a look without the lock */
             struct edonio_slot *s = edonio_slot_at(seg, i);
-            old = s->block >= 0 && s->ndirty > 0 && (uint32_t)(now - s->dirty_since) >= (uint32_t)limit;
+            old = s->block >= 0 && s->ndirty > 0 &&
+                  (uint32_t)(now - s->dirty_since) >= (uint32_t)limit;
         }
         if (!old || !try_lock(seg))
             continue;

@@ -34,15 +34,14 @@ int main(int argc, char **argv)
     n = atoi(argv[1]);
     mode = argv[2];
     if (strcmp(mode, "none") != 0)
-        MPI_File_open(MPI_COMM_WORLD, argv[3], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
-                      &fh);
+        MPI_File_open(MPI_COMM_WORLD, argv[3], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     for (int i = 0; i < n / 10 + 1; i++) /* warm up: connections, the first collectives */
         MPI_Barrier(MPI_COMM_WORLD);
     t = MPI_Wtime();
     for (int i = 0; i < n; i++) {
         if (rank == 0 && strcmp(mode, "write") == 0)
-            MPI_File_write_at(fh, (MPI_Offset)65536 * (1 + i % (nprocs > 1 ? nprocs - 1 : 1)),
-                              &i, (int)sizeof(i), MPI_BYTE, MPI_STATUS_IGNORE);
+            MPI_File_write_at(fh, (MPI_Offset)65536 * (1 + i % (nprocs > 1 ? nprocs - 1 : 1)), &i,
+                              (int)sizeof(i), MPI_BYTE, MPI_STATUS_IGNORE);
         MPI_Barrier(MPI_COMM_WORLD);
     }
     t = MPI_Wtime() - t;

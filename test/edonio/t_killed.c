@@ -103,8 +103,7 @@ static void write_records(MPI_File fh, const struct pattern *p, int rank, int np
         if (writer(p, i, nprocs) != rank)
             continue;
         record(buf, p, i, value);
-        MPI_File_write_at(fh, (MPI_Offset)i * p->stride, buf, p->size, MPI_BYTE,
-                          MPI_STATUS_IGNORE);
+        MPI_File_write_at(fh, (MPI_Offset)i * p->stride, buf, p->size, MPI_BYTE, MPI_STATUS_IGNORE);
     }
     free(buf);
 }
