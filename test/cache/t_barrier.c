@@ -21,6 +21,8 @@
  *   file-comm   the file opened on a communicator of its own (MPI_Comm_split, ranks reversed: other
  *               owners), the barrier on a duplicate of it
  *   ibarrier    MPI_Ibarrier(MPI_COMM_WORLD) and MPI_Wait
+ *   ibarrier-*  the same, completed by MPI_Test in a loop, MPI_Waitall (beside a message's
+ *               requests), MPI_Waitany, MPI_Waitsome, MPI_Testall, MPI_Testany, MPI_Testsome
  *   collective  MPI_File_write_at_all (the writer its bytes, the others count 0), MPI_Barrier,
  *               independent reads
  *   view        a strided file view on every rank (8-byte elements every 24 bytes): writes and
@@ -37,7 +39,19 @@
 
 enum { LEN = 1000, ELEM = 8, STRIDE = 24, VIEW_DISP = 100, ROUNDS = 2 };
 
-enum handoff { BARRIER, BARRIER_DUP, BARRIER_FILE_DUP, IBARRIER };
+enum handoff {
+    BARRIER,
+    BARRIER_DUP,
+    BARRIER_FILE_DUP,
+    IBARRIER,
+    IBARRIER_TEST,
+    IBARRIER_WAITALL,
+    IBARRIER_WAITANY,
+    IBARRIER_WAITSOME,
+    IBARRIER_TESTALL,
+    IBARRIER_TESTANY,
+    IBARRIER_TESTSOME,
+};
 
 struct test_case {
     const char *name;
@@ -54,6 +68,13 @@ static const struct test_case cases[] = {
     {"dup", BARRIER_DUP, 0, 0, 0, 0},
     {"file-comm", BARRIER_FILE_DUP, 0, 0, 0, 1},
     {"ibarrier", IBARRIER, 0, 0, 0, 0},
+    {"ibarrier-test", IBARRIER_TEST, 0, 0, 0, 0},
+    {"ibarrier-waitall", IBARRIER_WAITALL, 0, 0, 0, 0},
+    {"ibarrier-waitany", IBARRIER_WAITANY, 0, 0, 0, 0},
+    {"ibarrier-waitsome", IBARRIER_WAITSOME, 0, 0, 0, 0},
+    {"ibarrier-testall", IBARRIER_TESTALL, 0, 0, 0, 0},
+    {"ibarrier-testany", IBARRIER_TESTANY, 0, 0, 0, 0},
+    {"ibarrier-testsome", IBARRIER_TESTSOME, 0, 0, 0, 0},
     {"collective", BARRIER, 1, 0, 0, 0},
     {"view", BARRIER, 0, 1, 0, 0},
     {"read-fill", BARRIER, 0, 0, 1, 0},
@@ -135,6 +156,60 @@ static long long piece_off(const struct test_case *tc, int w, int k)
     return tc->view ? (start - VIEW_DISP) / STRIDE * ELEM + w % ELEM : start;
 }
 
+/*
+ * MPI_Ibarrier completed by one of the other calls, its request beside those of a message to the
+ * next rank (so that the array forms find it among others, in either place).
+ */
+static void ibarrier_completed_by(enum handoff how)
+{
+    int next = (ct_rank + 1) % ct_nprocs, prev = (ct_rank + ct_nprocs - 1) % ct_nprocs;
+    int out = ct_rank, in = -1, flag = 0, index, count, left = 3, idx[3];
+    MPI_Request req[3];
+    MPI_Status st[3]; /* not MPI_STATUSES_IGNORE: GCC 12 takes it for an array of size 0 */
+
+    MPI_Irecv(&in, 1, MPI_INT, prev, 7, MPI_COMM_WORLD, &req[0]);
+    MPI_Ibarrier(MPI_COMM_WORLD, &req[1]);
+    MPI_Isend(&out, 1, MPI_INT, next, 7, MPI_COMM_WORLD, &req[2]);
+    switch (how) {
+        case IBARRIER_TEST:
+            MPI_Waitall(1, &req[0], st);
+            MPI_Waitall(1, &req[2], st);
+            while (!flag)
+                MPI_Test(&req[1], &flag, MPI_STATUS_IGNORE);
+            break;
+        case IBARRIER_WAITALL:
+            MPI_Waitall(3, req, st);
+            break;
+        case IBARRIER_TESTALL:
+            while (!flag)
+                MPI_Testall(3, req, &flag, st);
+            break;
+        case IBARRIER_WAITANY:
+        case IBARRIER_TESTANY:
+            for (; left > 0; left--) {
+                if (how == IBARRIER_WAITANY)
+                    MPI_Waitany(3, req, &index, MPI_STATUS_IGNORE);
+                else
+                    for (flag = 0; !flag;)
+                        MPI_Testany(3, req, &index, &flag, MPI_STATUS_IGNORE);
+            }
+            break;
+        case IBARRIER_WAITSOME:
+        case IBARRIER_TESTSOME:
+            while (left > 0) {
+                if (how == IBARRIER_WAITSOME)
+                    MPI_Waitsome(3, req, &count, idx, st);
+                else
+                    MPI_Testsome(3, req, &count, idx, st);
+                left -= count > 0 ? count : 0;
+            }
+            break;
+        default:
+            break;
+    }
+    CT_CHECK(in == prev, "%s: the message from rank %d was %d", "ibarrier", prev, in);
+}
+
 /* The case's barrier: what makes writer w's bytes visible to all. */
 static void handoff(const struct test_case *tc)
 {
@@ -151,6 +226,9 @@ static void handoff(const struct test_case *tc)
         case IBARRIER:
             MPI_Ibarrier(MPI_COMM_WORLD, &req);
             MPI_Wait(&req, MPI_STATUS_IGNORE);
+            break;
+        default:
+            ibarrier_completed_by(tc->handoff);
             break;
     }
 }
