@@ -1,54 +1,84 @@
 /*
- * perf case: what an MPI_Barrier costs (issue 39). edonio's library defines MPI_Barrier as an
- * MPI_Allreduce of one word, and a flush when some process wrote to a file whose processes span
- * nodes; this times a loop of barriers, so that perf/barrier can set it beside MPICH's own.
+ * perf case: what an MPI_Barrier costs with edonio's library (doc/design.md, "What a barrier hands
+ * over"). The library defines MPI_Barrier as an MPI_Allreduce of one word, followed by a flush
+ * only when some process wrote to a file whose processes span nodes. This times loops of
+ * barriers, through the library's MPI_Barrier with -f edonio and through MPICH's own
+ * (PMPI_Barrier: what a program without the library calls) with -f ufs.
  *
- *   barrier N MODE [FILE]
- *     MODE none   no file open
- *          open   FILE open (edonio with ROMIO_FSTYPE_FORCE=edonio:), nothing written
- *          write  FILE open, rank 0 writes 8 bytes into another rank's block before each barrier
- *                 (the flush a barrier then makes; reported, not held to the bound)
+ *   barrier -f ufs|edonio -d DIR [-n N]
  *
- * Prints, on rank 0: "barrier mode=MODE n=N nprocs=P us=MICROSECONDS-PER-BARRIER".
+ * RESULT t_write: N barriers with no file open; t_read: N barriers with a file of the driver open,
+ * nothing written; t_flush (reported, not a ratio of perf/run's): N/100 barriers, each after rank
+ * 0 wrote 8 bytes into another rank's block (across nodes edonio's barrier then flushes).
  */
+#define _POSIX_C_SOURCE 200809L /* getopt */
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+static int use_edonio;
+
+static void barrier(void)
+{
+    if (use_edonio)
+        MPI_Barrier(MPI_COMM_WORLD);
+    else
+        PMPI_Barrier(MPI_COMM_WORLD);
+}
+
+static double loop(int n, MPI_File fh, int rank, int nprocs)
+{
+    double t;
+
+    barrier();
+    t = MPI_Wtime();
+    for (int i = 0; i < n; i++) {
+        if (fh != MPI_FILE_NULL && rank == 0)
+            MPI_File_write_at(fh, (MPI_Offset)65536 * (1 + i % (nprocs > 1 ? nprocs - 1 : 1)), &i,
+                              (int)sizeof(i), MPI_BYTE, MPI_STATUS_IGNORE);
+        barrier();
+    }
+    t = MPI_Wtime() - t;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return t;
+}
 
 int main(int argc, char **argv)
 {
-    MPI_File fh = MPI_FILE_NULL;
-    int rank, nprocs, n;
-    const char *mode;
-    double t;
+    const char *driver = "edonio", *dir = ".";
+    char path[4096];
+    int rank, nprocs, n = 10000, opt;
+    MPI_File fh;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    if (argc < 3 || (strcmp(argv[2], "none") != 0 && argc < 4)) {
-        if (rank == 0)
-            fprintf(stderr, "usage: barrier N none|open|write [FILE]\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
+    while ((opt = getopt(argc, argv, "f:d:n:")) != -1) {
+        if (opt == 'f')
+            driver = optarg;
+        else if (opt == 'd')
+            dir = optarg;
+        else if (opt == 'n')
+            n = atoi(optarg);
     }
-    n = atoi(argv[1]);
-    mode = argv[2];
-    if (strcmp(mode, "none") != 0)
-        MPI_File_open(MPI_COMM_WORLD, argv[3], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
-    for (int i = 0; i < n / 10 + 1; i++) /* warm up: connections, the first collectives */
-        MPI_Barrier(MPI_COMM_WORLD);
-    t = MPI_Wtime();
-    for (int i = 0; i < n; i++) {
-        if (rank == 0 && strcmp(mode, "write") == 0)
-            MPI_File_write_at(fh, (MPI_Offset)65536 * (1 + i % (nprocs > 1 ? nprocs - 1 : 1)), &i,
-                              (int)sizeof(i), MPI_BYTE, MPI_STATUS_IGNORE);
-        MPI_Barrier(MPI_COMM_WORLD);
+    use_edonio = strcmp(driver, "edonio") == 0;
+    snprintf(path, sizeof(path), "%s:%s/barrier.dat", driver, dir);
+    loop(n / 10 + 1, MPI_FILE_NULL, rank, nprocs); /* warm up */
+    double t_none = loop(n, MPI_FILE_NULL, rank, nprocs);
+    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    double t_open = loop(n, MPI_FILE_NULL, rank, nprocs); /* the file open, nothing written */
+    double t_flush = loop(n / 100 + 1, fh, rank, nprocs);
+    MPI_File_close(&fh);
+    if (rank == 0) {
+        MPI_File_delete(path, MPI_INFO_NULL);
+        printf("RESULT t_write=%.6f t_read=%.6f t_flush=%.6f bytes_written=0 bytes_read=0 errors=0 "
+               "us_none=%.3f us_open=%.3f us_flush=%.3f\n",
+               t_none, t_open, t_flush, t_none / n * 1e6, t_open / n * 1e6,
+               t_flush / (n / 100 + 1) * 1e6);
     }
-    t = MPI_Wtime() - t;
-    if (fh != MPI_FILE_NULL)
-        MPI_File_close(&fh);
-    if (rank == 0)
-        printf("barrier mode=%s n=%d nprocs=%d us=%.3f\n", mode, n, nprocs, t / n * 1e6);
     MPI_Finalize();
     return 0;
 }
