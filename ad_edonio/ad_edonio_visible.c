@@ -6,8 +6,8 @@
  * parallel file system) when pwrite returns. MPI-3.1 13.6.1 asks for sync-barrier-sync outside
  * atomic mode, and across nodes edonio keeps a write to another node's block on the writer's node
  * until a collective file call (ad_edonio_net.c), and owners keep dirty blocks that other nodes
- * read from the file. So the library's MPI_Barrier (mpiio-glue/barrier.c) is an MPI_Allreduce of
- * one word, what a barrier costs: has some process of the communicator written, since the last
+ * read from the file. So the library's MPI_Barrier (mpiio-glue/barrier.c) is a barrier that
+ * carries one word, at what MPICH's barrier costs: has some process of the communicator written, since the last
  * collective flush, to a file whose processes span nodes (ADIOI_EDONIO_Visible_pending)? When
  * one has, every file open here whose processes are all in the communicator, in the order it was
  * opened, makes one more reduction among its processes and, if one of them wrote, a flush without

@@ -16,7 +16,7 @@
 int ADIOI_EDONIO_Visible_pending(void);
 
 /*
- * After an MPI_Allreduce on comm said that some process of comm has (every process of comm makes
+ * After the barrier's word on comm said that some process of comm has (every process of comm makes
  * this call): every file open here whose processes are all in comm, in the order it was opened,
  * puts what its processes wrote where every process reads it. Collective over each such file.
  */
