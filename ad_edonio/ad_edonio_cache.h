@@ -228,6 +228,9 @@ void ADIOI_EDONIO_Node_memory(struct edonio_cache *c, long long *mapped, long lo
 void ADIOI_EDONIO_Keeper_attach(struct edonio_cache *c);
 /* Before the cache's memory is kept, detached or rebuilt, once every dirty byte is written back. */
 void ADIOI_EDONIO_Keeper_detach(struct edonio_cache *c);
+/* With 1, this process's keeper writes nothing of the cache's segments (the segments held while
+ * it is said, so that no write-back of the keeper's is under way after it) until the same with 0. */
+void ADIOI_EDONIO_Keeper_hold(struct edonio_cache *c, int hold);
 /* romio_edonio_dirty_expire changed (MPI_File_set_info): into this process's segments. */
 void ADIOI_EDONIO_Keeper_expire(struct edonio_cache *c);
 

@@ -353,6 +353,7 @@ static int32_t read_begin(struct edonio_cache *c, struct edonio_stats *st,
     }
     if (!edonio_readable(edonio_slot_at(seg, slot), lo, hi) && (*err = fetch(c, st, seg, slot)))
         return EDONIO_NO_SLOT;
+    edonio_copy_begin(edonio_slot_at(seg, slot), lo, hi, 0);
     atomic_fetch_add_explicit(&edonio_slot_at(seg, slot)->busy, 1, memory_order_relaxed);
     return slot;
 }
@@ -378,6 +379,7 @@ static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
     if (seg != ADIOI_EDONIO_Node_remote(c) &&
         !ADIOI_EDONIO_Node_reaches(c, edonio_owner(block, c->nprocs)))
         c->wrote_peer_remote = 1;           /* ADIOI_EDONIO_Cache_may_deliver */
+    edonio_copy_begin(s, lo, hi, 1); /* before the extent: is it over bytes written already? */
     if (edonio_dirty_add(s, lo, hi) != 0) { /* extents full: write them back first */
         if ((*err = write_back(c, st, seg, slot)) != 0)
             return EDONIO_NO_SLOT;

@@ -61,15 +61,23 @@ void ADIOI_EDONIO_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
         return;
     }
     MPI_Comm_rank(fd->comm, &rank);
+    /* No keeper may write back a block between the truncation and the trim, which would make the
+     * file long again: every process's keeper held off, then the truncation. */
+    ADIOI_EDONIO_Keeper_hold(c, 1);
+    if (collective)
+        ADIOI_EDONIO_Barrier(fd->comm);
     if ((rank == 0 || !collective) && ftruncate(fd->fd_sys, size) != 0)
         err = errno;
     if (collective)
         *error_code = ADIOI_EDONIO_Agree(fd->comm, myname, fd->filename, err);
     else
         *error_code = err ? ADIOI_EDONIO_Err(myname, fd->filename, err) : MPI_SUCCESS;
-    if (*error_code != MPI_SUCCESS)
+    if (*error_code != MPI_SUCCESS) {
+        ADIOI_EDONIO_Keeper_hold(c, 0);
         return;
+    }
     ADIOI_EDONIO_Cache_trim(c, size, !collective);
+    ADIOI_EDONIO_Keeper_hold(c, 0);
     ADIOI_EDONIO_Size_set(c, size);
     if (collective)
         ADIOI_EDONIO_Barrier(fd->comm);

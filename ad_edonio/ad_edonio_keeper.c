@@ -13,11 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ad_edonio_cache.h"
@@ -28,6 +30,24 @@ extern char **environ;
 static int keeper_fd = -1; /* this process's end of the socket; -1: no keeper */
 static int keeper_tried;   /* a process tries to start one once */
 static pid_t keeper_for;   /* the process that started it (a forked child has none) */
+static pid_t spawned;      /* the keeper's first process, which forks the keeper and exits at once
+                            * (a program's wait() never waits for the keeper): reaped later */
+
+/* A child forked without exec must not hold the socket: the keeper sees its process's death by
+ * the socket's end. */
+static void forked_child(void)
+{
+    if (keeper_fd >= 0)
+        close(keeper_fd);
+    keeper_fd = -1;
+    spawned = 0;
+}
+
+static void reap(void)
+{
+    if (spawned > 0 && waitpid(spawned, NULL, WNOHANG) != 0)
+        spawned = 0;
+}
 
 static void warn(const char *what, int err)
 {
@@ -83,7 +103,7 @@ static char **keeper_environ(void)
 
 static void start(void)
 {
-    char path[PATH_MAX], *argv[2] = {path, NULL};
+    char path[PATH_MAX], pid_arg[24], *argv[3] = {path, pid_arg, NULL};
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
     int sv[2], err;
@@ -91,6 +111,7 @@ static void start(void)
 
     keeper_tried = 1;
     keeper_for = getpid();
+    snprintf(pid_arg, sizeof(pid_arg), "%d", (int)keeper_for);
     if (!keeper_path(path, sizeof(path))) {
         if (strcmp(path, "none") != 0)
             warn("no edonio-keeper program found", 0);
@@ -118,6 +139,8 @@ static void start(void)
         return;
     }
     keeper_fd = sv[0];
+    spawned = pid;
+    pthread_atfork(NULL, NULL, forked_child);
 }
 
 /* One message to the keeper, with descriptors; on failure the keeper is given up. */
@@ -164,6 +187,7 @@ void ADIOI_EDONIO_Keeper_attach(struct edonio_cache *c)
     segs[1] = n->remote[n->me];
     for (int k = 0; k < 2; k++) {
         atomic_store(&segs[k]->dirty_expire, (int32_t)c->hints.dirty_expire);
+        atomic_store(&segs[k]->locked_writes, c->hints.write_back == EDONIO_WRITE_BACK_SPAN);
         atomic_store(&segs[k]->cache_id, c->id);
     }
     if (keeper_tried && keeper_for != getpid() && keeper_fd >= 0) {
@@ -172,13 +196,15 @@ void ADIOI_EDONIO_Keeper_attach(struct edonio_cache *c)
     }
     if (!keeper_tried || keeper_for != getpid())
         start();
+    reap();
     if (keeper_fd < 0)
         return;
     for (int i = 0; i < n->n && npids < EDONIO_KEEPER_PIDS; i++)
         if (i != n->me)
             pids[npids++] = n->pid[i];
-    struct edonio_keeper_msg m = {EDONIO_KEEPER_MAGIC, c->id, n->bytes[n->me], EDONIO_KEEPER_ATTACH,
-                                  npids};
+    struct edonio_keeper_msg m = {EDONIO_KEEPER_MAGIC,  c->id,
+                                  n->bytes[n->me],      EDONIO_KEEPER_LAYOUT,
+                                  EDONIO_KEEPER_ATTACH, npids};
     int fds[2] = {c->fd_sys, n->memfd};
     tell(&m, pids, c->filename, fds, 2);
 }
@@ -191,10 +217,26 @@ void ADIOI_EDONIO_Keeper_detach(struct edonio_cache *c)
         return;
     atomic_store(&n->own[n->me]->cache_id, 0);
     atomic_store(&n->remote[n->me]->cache_id, 0);
+    reap();
     if (keeper_fd < 0 || keeper_for != getpid())
         return;
-    struct edonio_keeper_msg m = {EDONIO_KEEPER_MAGIC, c->id, 0, EDONIO_KEEPER_DETACH, 0};
+    struct edonio_keeper_msg m = {EDONIO_KEEPER_MAGIC,  c->id, 0, EDONIO_KEEPER_LAYOUT,
+                                  EDONIO_KEEPER_DETACH, 0};
     tell(&m, NULL, "", NULL, 0);
+}
+
+void ADIOI_EDONIO_Keeper_hold(struct edonio_cache *c, int hold)
+{
+    struct edonio_node *n = &c->node;
+
+    if (n->n == 0 || !c->writable)
+        return;
+    struct edonio_segment *segs[2] = {n->own[n->me], n->remote[n->me]};
+    for (int k = 0; k < 2; k++) {
+        ADIOI_EDONIO_Node_lock(segs[k]); /* the keeper writes back under it, and checks the id */
+        atomic_store(&segs[k]->cache_id, hold ? 0 : c->id);
+        ADIOI_EDONIO_Node_release(segs[k]);
+    }
 }
 
 void ADIOI_EDONIO_Keeper_expire(struct edonio_cache *c)

@@ -22,6 +22,8 @@
 
 #include <stdint.h>
 
+#include "ad_edonio_segment.h"
+
 #define EDONIO_KEEPER_MAGIC 0x6b65657065723031ULL /* "keeper01" */
 #define EDONIO_KEEPER_FD    3                     /* the keeper's end of the socket */
 #define EDONIO_KEEPER_PIDS  4096                  /* node processes named in one message */
@@ -32,13 +34,18 @@ enum edonio_keeper_op {
     EDONIO_KEEPER_DETACH = 2, /* the cache is closed, every dirty byte written back */
 };
 
+/* The shape of the segments both sides read: a keeper of another edonio refuses them. */
+#define EDONIO_KEEPER_LAYOUT                                                                       \
+    ((uint64_t)sizeof(struct edonio_segment) << 32 | (uint64_t)sizeof(struct edonio_slot) << 8 | 1)
+
 /* One message (a SOCK_SEQPACKET datagram): this header, npids pids, then the file's name. */
 struct edonio_keeper_msg {
     uint64_t magic;
-    uint64_t id;    /* the cache (struct edonio_cache's id) */
-    uint64_t bytes; /* the memfd's size: its own segment at 0, its remote segment after it */
-    int32_t op;     /* enum edonio_keeper_op */
-    int32_t npids;  /* the other processes of the node that map the memfd */
+    uint64_t id;     /* the cache (struct edonio_cache's id) */
+    uint64_t bytes;  /* the memfd's size: its own segment at 0, its remote segment after it */
+    uint64_t layout; /* EDONIO_KEEPER_LAYOUT of the library: its segments' shape */
+    int32_t op;      /* enum edonio_keeper_op */
+    int32_t npids;   /* the other processes of the node that map the memfd */
 };
 
 #endif /* AD_EDONIO_KEEPER_H_INCLUDED */

@@ -194,10 +194,11 @@ void ADIOI_EDONIO_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_c
     }
     ADIOI_EDONIO_Hints_report(fd, &h->hints);
     h->opened = 1;
-    if (h->made && h->cache->writable && h->cache->nprocs > 1)
-        ADIOI_EDONIO_Visible_add(fd);
     if (h->hints.preload && h->made) /* EDONIO's preload at open */
         *error_code = ADIOI_EDONIO_Preload(fd);
+    /* Only an open that worked: ROMIO frees a failed open's handle without closing it. */
+    if (*error_code == MPI_SUCCESS && h->made && h->cache->writable && h->cache->nprocs > 1)
+        ADIOI_EDONIO_Visible_add(fd);
 }
 
 /*

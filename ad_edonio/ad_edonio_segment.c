@@ -271,6 +271,24 @@ int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi)
     return 0;
 }
 
+void edonio_copy_begin(struct edonio_slot *s, uint32_t lo, uint32_t hi, int writing)
+{
+    if (atomic_load_explicit(&s->busy, memory_order_relaxed) == 0)
+        s->copy_lo = s->copy_hi = 0;
+    if (!writing || lo >= hi)
+        return;
+    for (uint32_t i = 0; i < s->ndirty; i++)
+        if (s->dirty[i].lo <= lo && hi <= s->dirty[i].hi)
+            return; /* written over written bytes */
+    if (s->copy_hi == 0) {
+        s->copy_lo = lo;
+        s->copy_hi = hi;
+    } else {
+        s->copy_lo = lo < s->copy_lo ? lo : s->copy_lo;
+        s->copy_hi = hi > s->copy_hi ? hi : s->copy_hi;
+    }
+}
+
 void edonio_mark_valid(struct edonio_slot *s)
 {
     s->flags |= EDONIO_SLOT_VALID;

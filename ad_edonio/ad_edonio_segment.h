@@ -51,6 +51,9 @@ struct edonio_slot {
     uint32_t ndirty;   /* dirty extents in use */
     uint32_t dirty_since; /* when it was first written since it was last clean: seconds of
                            * CLOCK_MONOTONIC (edonio_now), for the keeper's age bound */
+    uint32_t copy_lo;  /* while busy: the bytes writes are copying in that no write had made */
+    uint32_t copy_hi;  /* dirty before [copy_lo, copy_hi) (edonio_copy_begin); the keeper does
+                        * not write them if the process died during the copy */
     atomic_uint busy;  /* processes copying its bytes in or out without the segment's lock */
     struct edonio_extent dirty[EDONIO_MAX_EXTENTS];
 };
@@ -66,6 +69,8 @@ struct edonio_segment {
     _Atomic int32_t dirty_expire; /* romio_edonio_dirty_expire of the cache it serves, in seconds
                                    * (0: never): a block dirty this long goes to the file, written
                                    * back by the process's keeper (keeper/edonio_keeper.c) */
+    _Atomic int32_t locked_writes; /* its cache's write-backs take byte-range locks (write_back
+                                    * span): the keeper's writes take them too */
     _Atomic uint64_t cache_id;    /* the cache it serves now, as the keeper was told (0: none): a
                                    * keeper writes a slot to a file only for that cache, so memory
                                    * kept from a closed cache never reaches the old file */
@@ -159,6 +164,12 @@ void edonio_clear(struct edonio_segment *seg);
  * and [lo, hi) touches none of them: write the dirty extents back, clear them, and call again.
  */
 int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi);
+/*
+ * Under the lock, before a copy into or out of a held slot (writing: [lo, hi), about to be dirty):
+ * the range of new bytes copies are making, kept while any copy is under way, forgotten when the
+ * slot is idle. Bytes already dirty are not in it: a copy over them leaves written bytes either way.
+ */
+void edonio_copy_begin(struct edonio_slot *s, uint32_t lo, uint32_t hi, int writing);
 /* The block was fetched: every byte not dirty is now the file's. */
 void edonio_mark_valid(struct edonio_slot *s);
 /* The block's bytes outside the dirty extents are no longer readable (the file has newer ones). */

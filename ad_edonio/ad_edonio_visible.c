@@ -26,6 +26,7 @@
  * process wrote. Both need nothing from the other processes but the collective itself: no progress
  * thread, and a process computing outside MPI stalls nobody.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "ad_edonio_flush.h"
@@ -42,8 +43,8 @@ void ADIOI_EDONIO_Visible_add(ADIO_File fd)
     if (nhandles == room) {
         int more = room ? 2 * room : 8;
         ADIO_File *h = realloc(handles, (size_t)more * sizeof(*h));
-        if (h == NULL)
-            return; /* such a file is seen after a sync only, as MPI says (doc/design.md) */
+        if (h == NULL) /* a process without it would skip the others' flushes: they would hang */
+            MPI_Abort(fd->comm, ENOMEM);
         handles = h;
         room = more;
     }

@@ -109,7 +109,13 @@ static void attach(const struct edonio_keeper_msg *m, const int32_t *pids, const
 {
     struct kcache *k = calloc(1, sizeof(*k));
 
-    if (k == NULL || m->bytes < sizeof(struct edonio_segment)) {
+    if (k == NULL || m->bytes < sizeof(struct edonio_segment) ||
+        m->layout != EDONIO_KEEPER_LAYOUT) { /* another edonio's keeper would misread them */
+        if (k != NULL)
+            fprintf(stderr,
+                    "edonio-keeper: %s: the library's segments are not this keeper's (layout "
+                    "%llx, mine %llx): not kept\n",
+                    name, (unsigned long long)m->layout, (unsigned long long)EDONIO_KEEPER_LAYOUT);
         free(k);
         close(fds[0]);
         close(fds[1]);
@@ -120,7 +126,6 @@ static void attach(const struct edonio_keeper_msg *m, const int32_t *pids, const
     k->memfd = fds[1];
     k->bytes = m->bytes;
     k->name = strdup(name);
-    k->npeers = m->npids;
     k->peer = calloc((size_t)m->npids + 1, sizeof(*k->peer));
     k->pid = calloc((size_t)m->npids + 1, sizeof(*k->pid));
     k->map = mmap(NULL, k->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, k->memfd, 0);
@@ -128,9 +133,10 @@ static void attach(const struct edonio_keeper_msg *m, const int32_t *pids, const
     caches = k;
     if (k->map == MAP_FAILED || k->peer == NULL || k->pid == NULL || k->name == NULL) {
         fprintf(stderr, "edonio-keeper: cannot keep the cache of %s: %s\n", name, strerror(errno));
-        drop(k);
+        drop(k); /* npeers still 0: no pidfd to close */
         return;
     }
+    k->npeers = m->npids;
     for (int i = 0; i < k->npeers; i++) {
         k->pid[i] = pids[i];
         k->peer[i] = (int)syscall(SYS_pidfd_open, (pid_t)pids[i], 0);
@@ -192,30 +198,76 @@ static int receive(int flags)
 
 /* ---------------------------------------------------------------- writing back */
 
-/* A slot's dirty extents to the file: 0, or errno with *lost the bytes not written. */
-static int write_slot(const struct kcache *k, struct edonio_segment *seg, int32_t i,
+static int write_range(const struct kcache *k, const unsigned char *data, uint32_t lo, uint32_t hi,
+                       off_t start, long long *lost)
+{
+    size_t len = hi - lo, done = 0;
+    int err = 0;
+
+    while (err == 0 && done < len) {
+        ssize_t w = pwrite(k->file, data + lo + done, len - done, start + lo + (off_t)done);
+        if (w > 0)
+            done += (size_t)w;
+        else if (w < 0 && errno != EINTR)
+            err = errno;
+        else if (w == 0)
+            err = EIO;
+    }
+    if (err)
+        *lost += (long long)(len - done);
+    return err;
+}
+
+/*
+ * A byte-range lock (type F_WRLCK, or F_UNLCK) over [start, start + len) where the library's
+ * write-backs take one (romio_edonio_write_back=span: another cache's span, a read-modify-write,
+ * must not land around this write and undo it), else nothing.
+ */
+static void range_lock(const struct kcache *k, struct edonio_segment *seg, int type, off_t start,
+                       off_t len)
+{
+    struct flock fl = {.l_type = (short)type, .l_whence = SEEK_SET, .l_start = start, .l_len = len};
+
+    if (atomic_load(&seg->locked_writes))
+        while (fcntl(k->file, F_SETLKW, &fl) != 0 && errno == EINTR)
+            ;
+}
+
+/*
+ * A slot's dirty extents to the file: 0, or errno with *lost the bytes not written. After the
+ * process died ('dead'), a copy into the slot may have been under way (busy): the new bytes it was
+ * copying ([copy_lo, copy_hi)) are left out, as part of them may be old memory, not written bytes.
+ */
+static int write_slot(const struct kcache *k, struct edonio_segment *seg, int32_t i, int dead,
                       long long *lost)
 {
     struct edonio_slot *s = edonio_slot_at(seg, i);
     const unsigned char *data = edonio_slot_data(seg, i);
     off_t start = (off_t)s->block * seg->block_size;
+    uint32_t n = s->ndirty < EDONIO_MAX_EXTENTS ? s->ndirty : EDONIO_MAX_EXTENTS;
+    uint32_t skip_lo = 0, skip_hi = 0;
     int err = 0;
 
-    for (uint32_t e = 0; e < s->ndirty && e < EDONIO_MAX_EXTENTS; e++) {
-        size_t len = s->dirty[e].hi - s->dirty[e].lo, done = 0;
-        while (err == 0 && done < len) {
-            ssize_t w = pwrite(k->file, data + s->dirty[e].lo + done, len - done,
-                               start + s->dirty[e].lo + (off_t)done);
-            if (w > 0)
-                done += (size_t)w;
-            else if (w < 0 && errno != EINTR)
-                err = errno;
-            else if (w == 0)
-                err = EIO;
-        }
-        if (err)
-            *lost += (long long)(len - done);
+    if (n == 0)
+        return 0;
+    if (dead && atomic_load(&s->busy) != 0) {
+        skip_lo = s->copy_lo;
+        skip_hi = s->copy_hi;
     }
+    off_t span_lo = start + s->dirty[0].lo, span = s->dirty[n - 1].hi - s->dirty[0].lo;
+    range_lock(k, seg, F_WRLCK, span_lo, span);
+    for (uint32_t e = 0; e < n && err == 0; e++) {
+        uint32_t lo = s->dirty[e].lo, hi = s->dirty[e].hi;
+        if (skip_hi > skip_lo && lo < skip_hi && skip_lo < hi) { /* around the copy's bytes */
+            if (lo < skip_lo)
+                err = write_range(k, data, lo, skip_lo, start, lost);
+            if (err == 0 && skip_hi < hi)
+                err = write_range(k, data, skip_hi, hi, start, lost);
+        } else {
+            err = write_range(k, data, lo, hi, start, lost);
+        }
+    }
+    range_lock(k, seg, F_UNLCK, span_lo, span);
     return err;
 }
 
@@ -266,17 +318,17 @@ static void expire(struct kcache *k, uint32_t now)
             continue;
         for (int32_t i = 0; i < seg->nhigh && !old; i++) { /* a look without the lock */
             struct edonio_slot *s = edonio_slot_at(seg, i);
-            old = s->block >= 0 && s->ndirty > 0 &&
-                  (uint32_t)(now - s->dirty_since) >= (uint32_t)limit;
+            old = s->block >= 0 && s->ndirty > 0 && (int32_t)(now - s->dirty_since) >= limit;
         }
         if (!old || !try_lock(seg))
             continue;
         for (int32_t i = 0; i < seg->nhigh && atomic_load(&seg->cache_id) == k->id; i++) {
             struct edonio_slot *s = edonio_slot_at(seg, i);
-            if (s->block < 0 || s->ndirty == 0 ||
-                (uint32_t)(now - s->dirty_since) < (uint32_t)limit || !idle(s))
+            /* signed: a slot made dirty after 'now' was read is young, not 4e9 s old */
+            if (s->block < 0 || s->ndirty == 0 || (int32_t)(now - s->dirty_since) < limit ||
+                !idle(s))
                 continue;
-            if (write_slot(k, seg, i, &lost) != 0)
+            if (write_slot(k, seg, i, 0, &lost) != 0)
                 continue;
             if (s->ndirty == 1 && s->dirty[0].lo == 0 && s->dirty[0].hi == seg->block_size)
                 edonio_mark_valid(s);
@@ -294,12 +346,13 @@ static void last_write_back(struct kcache *k)
 
     for (int which = 0; which < 2; which++) {
         struct edonio_segment *seg = segment(k, which);
-        if (atomic_load(&seg->cache_id) != k->id)
+        uint64_t id = atomic_load(&seg->cache_id);
+        if (id != k->id && id != 0) /* 0: held (MPI_File_set_size), still this cache's */
             continue;
         for (int32_t i = 0; i < seg->nhigh; i++) {
             struct edonio_slot *s = edonio_slot_at(seg, i);
             if (s->block >= 0 && s->ndirty > 0) {
-                int e = write_slot(k, seg, i, &lost);
+                int e = write_slot(k, seg, i, 1, &lost);
                 err = e ? e : err;
             }
         }
@@ -340,12 +393,18 @@ static int next_round(void)
             if (e > 0 && (shortest == 0 || e < shortest))
                 shortest = e;
         }
-    return shortest > 0 ? shortest * 500 : -1;
+    if (shortest <= 0)
+        return -1;
+    return (shortest < 3600 ? shortest : 3600) * 500; /* within poll's int of milliseconds */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     int alive = 1;
+    pid_t child = fork(); /* the process's child exits now: its wait() never waits for a keeper */
+
+    if (child > 0)
+        _exit(0);
 
     signal(SIGTERM, SIG_IGN); /* the job's end: the process's death tells the keeper */
     signal(SIGINT, SIG_IGN);
@@ -354,7 +413,7 @@ int main(void)
     if (syscall(SYS_close_range, EDONIO_KEEPER_FD + 1, ~0U, 0) != 0) /* nothing of the MPI */
         for (int fd = EDONIO_KEEPER_FD + 1; fd < 1024; fd++)         /* process's */
             close(fd);
-    parent = getppid();
+    parent = argc > 1 ? (pid_t)atoi(argv[1]) : getppid();
     openlog("edonio-keeper", LOG_PID, LOG_USER);
     while (alive || !peers_gone()) {
         struct pollfd p = {EDONIO_KEEPER_FD, POLLIN, 0};

@@ -21,13 +21,27 @@
 
 #include "ad_edonio_visible.h"
 
+/*
+ * MPI_THREAD_MULTIPLE: another thread may be in MPI-IO while this one is in MPI_Barrier or
+ * MPI_Wait, and edonio's MPI-IO, as ROMIO's outside MPICH, serialises nothing: the barrier is
+ * then the host's alone (doc/user-guide.md, Limits).
+ */
+static int thread_multiple(void)
+{
+    static int level = -1;
+
+    if (level < 0 && PMPI_Query_thread(&level) != MPI_SUCCESS)
+        level = MPI_THREAD_SINGLE;
+    return level == MPI_THREAD_MULTIPLE;
+}
+
 /* Communicators for which MPI_Barrier is the host's alone: no edonio file can hold them all. */
 static int plain(MPI_Comm comm)
 {
     int inter = 1, size = 1;
 
     return comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
-           PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2;
+           PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2 || thread_multiple();
 }
 
 /*
@@ -44,20 +58,47 @@ static int plain(MPI_Comm comm)
  */
 struct private_comm {
     MPI_Comm dup;
-    MPI_Request made; /* the MPI_Comm_idup, MPI_REQUEST_NULL once done */
+    MPI_Request made;          /* the MPI_Comm_idup, MPI_REQUEST_NULL once done */
+    struct private_comm *next; /* in 'started' while made is not done */
 };
 
 static int private_keyval = MPI_KEYVAL_INVALID;
+static struct private_comm *started; /* duplicates not yet waited for */
+
+/* Wait for p's duplicate, and take it off 'started'. */
+static int made(struct private_comm *p)
+{
+    int rc = MPI_SUCCESS;
+
+    if (p->made != MPI_REQUEST_NULL)
+        rc = PMPI_Wait(&p->made, MPI_STATUS_IGNORE);
+    for (struct private_comm **q = &started; *q != NULL; q = &(*q)->next)
+        if (*q == p) {
+            *q = p->next;
+            break;
+        }
+    return rc;
+}
 
 static int free_private(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     struct private_comm *p = value;
 
     (void)comm, (void)keyval, (void)extra;
-    PMPI_Wait(&p->made, MPI_STATUS_IGNORE);
+    made(p);
     int rc = PMPI_Comm_free(&p->dup);
     free(p);
     return rc;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: no MPI_Comm_idup may be left pending,
+ * as a communicator whose only barrier was its first would leave it (all of them wait for it). */
+static int finish_started(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval, (void)value, (void)extra;
+    while (started != NULL)
+        made(started);
+    return MPI_SUCCESS;
 }
 
 /* comm's duplicate, or MPI_COMM_NULL at its first barrier (the word then goes by allreduce). */
@@ -67,13 +108,18 @@ static int private_of(MPI_Comm comm, MPI_Comm *dup)
     int found = 0, rc;
 
     *dup = MPI_COMM_NULL;
-    if (private_keyval == MPI_KEYVAL_INVALID &&
-        (rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &private_keyval,
-                                      NULL)) != MPI_SUCCESS)
-        return rc;
+    if (private_keyval == MPI_KEYVAL_INVALID) {
+        int at_finalize;
+        if ((rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &private_keyval,
+                                          NULL)) != MPI_SUCCESS)
+            return rc;
+        if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finish_started, &at_finalize, NULL) ==
+            MPI_SUCCESS)
+            PMPI_Comm_set_attr(MPI_COMM_SELF, at_finalize, NULL);
+    }
     PMPI_Comm_get_attr(comm, private_keyval, &p, &found);
     if (found) {
-        if (p->made != MPI_REQUEST_NULL && (rc = PMPI_Wait(&p->made, MPI_STATUS_IGNORE)))
+        if (p->made != MPI_REQUEST_NULL && (rc = made(p)) != MPI_SUCCESS)
             return rc;
         *dup = p->dup;
         return MPI_SUCCESS;
@@ -84,6 +130,8 @@ static int private_of(MPI_Comm comm, MPI_Comm *dup)
         free(p);
         return rc;
     }
+    p->next = started;
+    started = p;
     return PMPI_Comm_set_attr(comm, private_keyval, p);
 }
 
@@ -128,9 +176,7 @@ int MPI_Barrier(MPI_Comm comm)
 /* Records of MPI_Ibarrier requests the program has not yet seen complete. */
 static struct edonio_ibarrier *open_ibarriers;
 
-/* Sink of the rare MPI_Ibarrier whose record could not be made: every process must still make
- * the same collective, and this process then asks the others to forget their copies. */
-static int lost_mine = 1, lost_any;
+static void completed(MPI_Request req);
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
@@ -140,8 +186,8 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     if (plain(comm))
         return PMPI_Ibarrier(comm, request);
     b = ADIOI_EDONIO_Visible_ibarrier(comm);
-    if (b == NULL)
-        return PMPI_Iallreduce(&lost_mine, &lost_any, 1, MPI_INT, MPI_MAX, comm, request);
+    if (b == NULL) /* every process must make the same collective: none can be made here */
+        PMPI_Abort(comm, 1);
     rc = PMPI_Iallreduce(&b->mine, &b->any, 1, MPI_INT, MPI_MAX, comm, &b->req);
     if (rc != MPI_SUCCESS) {
         b->any = 0;
@@ -149,6 +195,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
         return rc;
     }
     *request = b->req;
+    completed(b->req); /* a record of the same handle: MPI freed that request, so it was done */
     b->next = open_ibarriers;
     open_ibarriers = b;
     return MPI_SUCCESS;
