@@ -23,6 +23,15 @@ static int ct_rank, ct_nprocs, ct_errors;
 static int ct_argc;
 static char **ct_argv;
 
+/* Say what an error is, as every program of the group says it. */
+static inline void ct_say(const char *fmt, va_list ap)
+{
+    fprintf(stderr, "rank %d: ", ct_rank);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    fflush(stderr);
+}
+
 /* Count an error on this process and say what it is (the first few only). */
 static inline void ct_error(const char *fmt, ...)
 {
@@ -30,12 +39,9 @@ static inline void ct_error(const char *fmt, ...)
 
     if (ct_errors++ >= 10)
         return;
-    fprintf(stderr, "rank %d: ", ct_rank);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    ct_say(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
-    fflush(stderr);
 }
 
 #define CT_CHECK(cond, ...)                                                                        \

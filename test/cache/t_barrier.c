@@ -100,12 +100,9 @@ static void case_error(const char *fmt, ...)
     ct_errors++;
     if (shown++ >= 3)
         return;
-    fprintf(stderr, "rank %d: ", ct_rank);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    ct_say(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
-    fflush(stderr);
 }
 
 /* The len bytes at file offset file_of(tc, off + i) read into buf must be the model's. */
