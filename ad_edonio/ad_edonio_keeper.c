@@ -171,6 +171,7 @@ static void tell(const struct edonio_keeper_msg *m, const int32_t *pids, const c
         warn("edonio-keeper is gone", errno);
         close(keeper_fd);
         keeper_fd = -1;
+        keeper_tried = 0; /* killed alone: the next writable open starts another */
     }
 }
 

@@ -41,6 +41,7 @@
 
 #include "ad_edonio_cache.h"
 #include "ad_edonio_memlimit.h"
+#include "ad_edonio_seglock.h"
 #include "adioi.h"
 
 enum { READY_WAIT_S = 10 };
@@ -709,14 +710,12 @@ int ADIOI_EDONIO_Node_adopt(struct edonio_cache *c, int offered, int offered_by_
 
 void ADIOI_EDONIO_Node_lock(struct edonio_segment *seg)
 {
-    while (atomic_exchange_explicit(&seg->lock, 1, memory_order_acquire))
-        while (atomic_load_explicit(&seg->lock, memory_order_relaxed))
-            sched_yield(); /* the holder may share our core */
+    edonio_seglock_take(seg);
 }
 
 void ADIOI_EDONIO_Node_release(struct edonio_segment *seg)
 {
-    atomic_store_explicit(&seg->lock, 0, memory_order_release);
+    edonio_seglock_give(seg);
 }
 
 int ADIOI_EDONIO_Node_enter_flush(struct edonio_node *n)

@@ -61,7 +61,8 @@ struct edonio_slot {
 struct edonio_segment {
     uint64_t magic;           /* EDONIO_SEGMENT_MAGIC once laid out */
     uint64_t cookie;          /* who laid it out: checked by the processes that map it */
-    atomic_int lock;          /* taken by whoever works on this segment (ad_edonio_node.c) */
+    atomic_int lock;          /* the pid of whoever works on this segment, 0: nobody
+                               * (ad_edonio_seglock.c) */
     atomic_int ready;         /* 1 once laid out (release): others may use it */
     _Atomic int64_t size;     /* in the node's first process's own segment: the file's size as
                                * this node knows it (ad_edonio_node.c) */

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "ad_edonio_keeper.h"
+#include "ad_edonio_seglock.h"
 #include "ad_edonio_segment.h"
 
 #ifndef SYS_pidfd_open
@@ -271,18 +272,6 @@ static int write_slot(const struct kcache *k, struct edonio_segment *seg, int32_
     return err;
 }
 
-static int try_lock(struct edonio_segment *seg)
-{
-    double until = now_ms() + LOCK_WAIT_MS;
-
-    while (atomic_exchange_explicit(&seg->lock, 1, memory_order_acquire))
-        if (now_ms() > until)
-            return 0;
-        else
-            sched_yield();
-    return 1;
-}
-
 static int idle(struct edonio_slot *s)
 {
     double until = now_ms() + LOCK_WAIT_MS;
@@ -320,7 +309,7 @@ static void expire(struct kcache *k, uint32_t now)
             struct edonio_slot *s = edonio_slot_at(seg, i);
             old = s->block >= 0 && s->ndirty > 0 && (int32_t)(now - s->dirty_since) >= limit;
         }
-        if (!old || !try_lock(seg))
+        if (!old || !edonio_seglock_try(seg, LOCK_WAIT_MS))
             continue;
         for (int32_t i = 0; i < seg->nhigh && atomic_load(&seg->cache_id) == k->id; i++) {
             struct edonio_slot *s = edonio_slot_at(seg, i);
@@ -334,7 +323,7 @@ static void expire(struct kcache *k, uint32_t now)
                 edonio_mark_valid(s);
             edonio_dirty_clear(s);
         }
-        atomic_store_explicit(&seg->lock, 0, memory_order_release);
+        edonio_seglock_give(seg);
     }
 }
 
