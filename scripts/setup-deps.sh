@@ -12,6 +12,7 @@ packages=(
     libhdf5-mpich-dev                          # the HDF5 test
     valgrind                                   # memcheck of edonio's code
     fuse3 libfuse3-dev                         # perf/'s emulated parallel file system (pfsemu)
+    python3-matplotlib                         # perf/'s plots (the perf test group draws them)
 )
 
 as_root() {

@@ -11,6 +11,7 @@
 #   legacy   the legacy APIs (EDONIO do_*, PFS-style, PIOFS-style) on ufs and on edonio
 #   pfsemu   the emulated parallel file system of perf/ passes data through unchanged and counts
 #   fem      EDONIO's finite-element program (perf/fem), edonio against ufs, checked byte for byte
+#   perf     the benchmark suite in its tiny --quick sizes: every case runs, no timing judged
 #   asan     edonio's own, cache, collective and legacy tests and ROMIO's under edonio built with
 #            AddressSanitizer and UBSan
 #            (when EDONIO_ASAN_BUILDDIR names that build; scripts/test-all.sh makes it)
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 --builddir DIR --romio-builddir DIR --cache DIR" >&2; exit 2 ;;
     esac
 done
-default_groups="unit edonio cache coll legacy pfsemu fem romio pnetcdf longpath hdf5"
+default_groups="unit edonio cache coll legacy pfsemu fem perf romio pnetcdf longpath hdf5"
 [ -n "${EDONIO_ASAN_BUILDDIR:-}" ] && default_groups="$default_groups asan"
 groups=${EDONIO_TEST_GROUPS:-$default_groups}
 work=${EDONIO_TEST_WORKDIR:-$builddir/test-work}
@@ -101,6 +102,8 @@ for group in $groups; do
         pfsemu) run_group pfsemu "$here/../perf/pfsemu/run-test.sh" --builddir "$builddir" \
                     --workdir "$work/pfsemu" ;;
         fem) run_group fem "$here/../perf/fem/run-test.sh" ;;
+        perf) run_group perf "$here/../perf/run-test.sh" --builddir "$builddir" \
+                  --workdir "$work/perf" ;;
         asan) run_group asan run_sanitized ;;
         *) echo "unknown test group $group" >&2; exit 2 ;;
     esac
