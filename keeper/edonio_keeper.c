@@ -410,7 +410,7 @@ int main(int argc, char **argv)
         if (!alive)
             wait = wait < 0 || wait > PEER_POLL_MS ? PEER_POLL_MS : wait;
         poll(&p, alive ? 1 : 0, wait);
-        if (alive && (p.revents & (POLLIN | POLLHUP | POLLERR)))
+        if (alive && (p.revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))) /* NVAL: no socket */
             alive = receive(MSG_DONTWAIT);
         uint32_t now = edonio_now();
         for (struct kcache *k = caches; k != NULL; k = k->next)

@@ -14,17 +14,22 @@
 
 killed_tag="killed-$$"
 
-# The keepers of this run still alive (tagged through the environment they inherit; a zombie
-# left to a PID 1 that does not reap is dead).
-live_keepers() {
-    local p n=0
+# The pids of this run's keepers still alive (tagged through the environment they inherit; a
+# zombie left to a PID 1 that does not reap is dead).
+tagged_keepers() {
+    local p
     for p in $(pgrep -x edonio-keeper 2>/dev/null || true); do
         [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" = Z ] && continue
         tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "EDONIO_TEST_TAG=$killed_tag" &&
-            n=$((n + 1))
+            echo "$p"
     done
-    echo "$n"
 }
+
+live_keepers() { tagged_keepers | wc -l; }
+
+# After a failure: this run's keepers still alive go, so that the next case starts clean (they
+# ignore SIGTERM).
+end_keepers() { kill -KILL $(tagged_keepers) 2>/dev/null || true; }
 
 # wait_for SECONDS COMMAND...: until the command succeeds, SECONDS at most (tenths).
 wait_for() {
@@ -85,6 +90,7 @@ run_killed() {
         fail "$name" "$(grep -m1 'records intact' "$log"); log $log"
     elif ! wait_for 10 no_keepers; then
         fail "$name" "$(live_keepers) keepers still alive 10 s after the records; log $log"
+        end_keepers
     else
         pass "$name"
     fi
@@ -120,6 +126,7 @@ run_cycles() {
         fail "$name" "$(failure_lines "$log"); log $log"
     elif ! wait_for 5 no_keepers; then
         fail "$name" "$(live_keepers) keepers alive after a clean end"
+        end_keepers
     elif [ -n "$left" ]; then
         fail "$name" "left in /dev/shm or /tmp: $left"
     else
@@ -154,8 +161,26 @@ run_full() {
     umount "$dir" 2>/dev/null || umount -l "$dir"
 }
 
+# A keeper started without its process's socket (by hand, or a launch gone wrong) ends at once,
+# rather than spin.
+run_alone() {
+    local name="edonio/killed keeper without a socket" keeper="$builddir/edonio-keeper"
+    if [ ! -x "$keeper" ]; then
+        skip "$name" "no $keeper"
+        return
+    fi
+    EDONIO_TEST_TAG="$killed_tag" "$keeper" 1 3<&- </dev/null >/dev/null 2>&1
+    if wait_for 5 no_keepers; then
+        pass "$name"
+    else
+        fail "$name" "$(live_keepers) keeper(s) still running 5 s later"
+        end_keepers
+    fi
+}
+
 test_killed() {
     local topo death pattern
+    run_alone
     for topo in one nodes 2x2; do
         for death in kill term segv abort abort-coll; do
             run_killed "$topo" sparse "$death"
