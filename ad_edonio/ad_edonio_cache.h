@@ -283,18 +283,31 @@ void ADIOI_EDONIO_Cache_all_in_call(struct edonio_cache *c);
 int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, const void *buf,
                              ADIO_Offset off, ADIO_Offset len, ADIO_Offset *done);
 /*
- * At the owner, in a collective call: n pieces (offset, length) of blocks this process owns, each
- * within one block, their bytes one after the other in data, applied in order under one hold of
- * its own segment. A read past the file's end gives zeros. With 'blocks' (pieces the caller writes
- * back at once), the block of each piece written is appended there (*nblocks grows), except that of
- * a piece that went straight to the file (write-through on, exact write-backs, block not cached
- * here). A write raises the file's size, and *stored (when
- * not NULL), to the end of the pieces it stored, not of those that failed. errno of the first
- * failure; the rest is still done.
+ * At the owner, in a collective read: n pieces (offset, length) of blocks this process owns, each
+ * within one block, their bytes read one after the other into data, under one hold of its own
+ * segment. Past the file's end: zeros. errno of the first failure; the rest is still done.
  */
-int ADIOI_EDONIO_Cache_apply(struct edonio_cache *c, struct edonio_stats *st, const int64_t *piece,
-                             int64_t n, char *data, int writing, int64_t *blocks, int64_t *nblocks,
-                             ADIO_Offset *stored);
+int ADIOI_EDONIO_Cache_serve(struct edonio_cache *c, struct edonio_stats *st, const int64_t *piece,
+                             int64_t n, char *data);
+/* A piece of a collective write at its block's owner (ADIOI_EDONIO_Cache_apply_writes). */
+struct edonio_wpiece {
+    int64_t off, len; /* where in the file, within one block */
+    char *data;       /* its bytes */
+    int64_t seq;      /* its place in rank order: the sources' pieces one source after another */
+    int note;         /* its block goes back to the file at once (the caller writes it back) */
+};
+/*
+ * At the owner, in a collective write: n pieces of blocks this process owns, applied in the order
+ * given under one hold of its own segment. The block of each noted piece stored in the segment is
+ * appended to 'blocks' (*nblocks grows), for the caller to write back; a noted piece that touches
+ * neither its neighbours in the list goes straight to the file instead when its block is not
+ * cached here, write-through is on and write-backs are exact (no slot, and no more operations
+ * than the block's write-back would make). The file's size, and *stored, grow to the end of the
+ * pieces stored, not of those that failed. errno of the first failure; the rest is still done.
+ */
+int ADIOI_EDONIO_Cache_apply_writes(struct edonio_cache *c, struct edonio_stats *st,
+                                    const struct edonio_wpiece *p, int64_t n, int64_t *blocks,
+                                    int64_t *nblocks, ADIO_Offset *stored);
 /* Write back these blocks of this process's own segment now (sorted, repeats allowed). */
 int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_stats *st,
                                          int64_t *blocks, int64_t n, int drop);

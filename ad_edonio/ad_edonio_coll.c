@@ -578,34 +578,118 @@ static int64_t msg_pieces(const struct edonio_msg *m, const int64_t **hdr, char 
     return n;
 }
 
+/* Pieces by file offset, then by their place in rank order. */
+static int by_offset(const struct edonio_wpiece *a, const struct edonio_wpiece *b)
+{
+    if (a->off != b->off)
+        return (a->off > b->off) - (a->off < b->off);
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int by_offset_q(const void *a, const void *b)
+{
+    return by_offset(a, b);
+}
+
+/* Merge the sorted runs [at[i], at[i + 1]) of p into one sorted list, pairwise (tmp: n places). */
+static void merge_runs(struct edonio_wpiece *p, struct edonio_wpiece *tmp, int64_t n, int64_t *at,
+                       int nruns)
+{
+    while (nruns > 1) {
+        int k = 0;
+        for (int i = 0; i < nruns; i += 2, k++) { /* runs i and i + 1 (if any) into one */
+            int64_t lo = at[i], mid = at[i + 1], hi = i + 1 < nruns ? at[i + 2] : mid;
+            for (int64_t x = lo, y = mid, o = lo; o < hi; o++)
+                tmp[o] = y >= hi || (x < mid && by_offset(&p[x], &p[y]) <= 0) ? p[x++] : p[y++];
+            at[k] = lo;
+        }
+        at[k] = n;
+        nruns = k;
+        memcpy(p, tmp, (size_t)n * sizeof(*p));
+    }
+}
+
 /*
- * Store the received pieces at this owner, source by source in rank order; req->stored grows to
- * the end of those stored.
+ * The order in which an owner applies what it received: file order, so that a block's pieces from
+ * several processes join into few dirty extents as they are added (a *-cyclic or shuffled pattern
+ * sends every process's pieces of a block interleaved with the others': applied source by source,
+ * each source's alone would fill the slot's EDONIO_MAX_EXTENTS and send the block to the file 128
+ * pieces at a time, one write per piece). Where two pieces overlap, rank order stays (the higher
+ * rank's bytes win: doc/atomicity.md), so the sorted list is put back in rank order. Each source's
+ * pieces come in its stream order, which is file order for a file view: they are merged as runs.
+ */
+static int by_seq(const void *a, const void *b)
+{
+    int64_t x = ((const struct edonio_wpiece *)a)->seq, y = ((const struct edonio_wpiece *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+static int runs_sorted(const struct edonio_wpiece *p, const int64_t *at, int nruns)
+{
+    for (int k = 0; k < nruns; k++)
+        for (int64_t i = at[k] + 1; i < at[k + 1]; i++)
+            if (by_offset(&p[i - 1], &p[i]) > 0)
+                return 0;
+    return 1;
+}
+
+static void file_order(struct edonio_wpiece *p, int64_t n, int64_t *at, int nruns)
+{
+    struct edonio_wpiece *tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
+
+    if (tmp != NULL && runs_sorted(p, at, nruns))
+        merge_runs(p, tmp, n, at, nruns);
+    else
+        qsort(p, (size_t)n, sizeof(*p), by_offset_q);
+    free(tmp);
+    for (int64_t i = 1; i < n; i++)
+        if (p[i - 1].off + p[i - 1].len > p[i].off) { /* an overlap: rank order */
+            qsort(p, (size_t)n, sizeof(*p), by_seq);
+            return;
+        }
+}
+
+/*
+ * Store the received pieces at this owner, in file order (file_order); req->stored grows to the
+ * end of those stored.
  */
 static int apply_writes(const struct edonio_pass *pass, struct edonio_req *req,
                         struct edonio_msg *in, int nin)
 {
     struct edonio_cache *c = pass->cache;
-    int64_t total = 0, nblocks = 0, *blocks = NULL;
+    int64_t total = 0, nblocks = 0, *blocks = NULL, *at = malloc(((size_t)nin + 1) * sizeof(*at));
+    struct edonio_wpiece *p;
     const int64_t *hdr;
     char *data;
     int err = 0, e;
 
     for (int k = 0; k < nin; k++)
         total += msg_pieces(&in[k], &hdr, &data);
-    if (pass->keep != EDONIO_KEEP_ALL && total > 0 &&
-        (blocks = malloc((size_t)total * sizeof(*blocks))) == NULL)
+    if (total == 0 || at == NULL) {
+        free(at);
+        return total == 0 ? 0 : ENOMEM;
+    }
+    p = malloc((size_t)total * sizeof(*p));
+    blocks = pass->keep != EDONIO_KEEP_ALL ? malloc((size_t)total * sizeof(*blocks)) : NULL;
+    if (p == NULL || (pass->keep != EDONIO_KEEP_ALL && blocks == NULL)) {
+        free(p);
+        free(blocks);
+        free(at);
         return ENOMEM;
-    for (int k = 0; k < nin; k++) {
-        int p = in[k].peer;
+    }
+    for (int k = 0, i = 0; k < nin; k++) {
         int64_t n = msg_pieces(&in[k], &hdr, &data);
         int note = pass->keep == EDONIO_KEEP_NONE ||
-                   (pass->keep == EDONIO_KEEP_REACHED && !ADIOI_EDONIO_Node_reaches(c, p));
-        e = ADIOI_EDONIO_Cache_apply(c, pass->st, hdr, n, data, 1, note ? blocks : NULL, &nblocks,
-                                     &req->stored);
-        if (e && !err)
-            err = e;
+                   (pass->keep == EDONIO_KEEP_REACHED && !ADIOI_EDONIO_Node_reaches(c, in[k].peer));
+        at[k] = i;
+        for (int64_t j = 0; j < n; j++, i++) {
+            p[i] = (struct edonio_wpiece){hdr[2 * j], hdr[2 * j + 1], data, i, note};
+            data += hdr[2 * j + 1];
+        }
     }
+    at[nin] = total;
+    file_order(p, total, at, nin);
+    err = ADIOI_EDONIO_Cache_apply_writes(c, pass->st, p, total, blocks, &nblocks, &req->stored);
     if (nblocks > 0) {
         e = ADIOI_EDONIO_Cache_write_back_blocks(c, pass->st, blocks, nblocks,
                                                  pass->keep == EDONIO_KEEP_NONE);
@@ -613,6 +697,8 @@ static int apply_writes(const struct edonio_pass *pass, struct edonio_req *req,
             err = e;
     }
     free(blocks);
+    free(p);
+    free(at);
     return err;
 }
 
@@ -664,7 +750,7 @@ static int round_read(const struct edonio_pass *pass, struct edonio_req *req, st
         } else if ((to = reply[k] = ADIOI_EDONIO_Bufs_get(&r->bufs, (size_t)bytes + 1)) == NULL) {
             MPI_Abort(pass->comm, 1);
         }
-        e = ADIOI_EDONIO_Cache_apply(pass->cache, pass->st, hdr, n, to, 0, NULL, NULL, NULL);
+        e = ADIOI_EDONIO_Cache_serve(pass->cache, pass->st, hdr, n, to);
         if (e && !err)
             err = e;
         if (in[k].peer != me)
