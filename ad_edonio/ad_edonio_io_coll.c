@@ -98,8 +98,9 @@ struct write_plan {
 /*
  * Across nodes, coll_path=auto: may each process write its own pieces, as on one node? Yes when
  * every piece of every process goes straight to the file (requests that pass the cache, large
- * requests of whole blocks: ADIOI_EDONIO_Cache_write_direct) and no segment of any process holds a
- * block (ADIOI_EDONIO_Cache_may_hold). Then everything the call wrote is in the file when it
+ * requests of whole blocks: ADIOI_EDONIO_Cache_write_direct), no process has more of them than
+ * blocks they touch (direct_costs_more) and no segment of any process holds a block
+ * (ADIOI_EDONIO_Cache_may_hold). Then everything the call wrote is in the file when it
  * returns, and no copy anywhere predates it: every process reads it at once, without a sync, as on
  * ufs. That is all a pass through the owners shows, and more: there what processes of other nodes
  * wrote into a block is in the file (its owner writes it back at once, with the rest of the
@@ -115,11 +116,33 @@ struct write_plan {
  * Pieces of two processes that overlap in one call conflict (MPI-3.1 13.6.1): through the owners
  * the higher rank's win, here the later write's, as on ufs.
  */
+/*
+ * Would writing this process's pieces itself cost more file operations than the blocks they
+ * touch? Each piece that goes straight to the file is an operation of its own, where the owners
+ * join a block's pieces into one write (ad_edonio_coll.c, file_order): many pieces of passing size
+ * in few blocks go through the owners. Counted by each process for its own request, and carried in
+ * plan_write's reduction: every process takes the same way.
+ */
+static int direct_costs_more(const struct edonio_req *req, ADIO_Offset bs)
+{
+    int64_t blocks = 0, last = -1;
+
+    for (int64_t i = 0; i < req->n; i++) {
+        if (req->len[i] <= 0)
+            continue;
+        int64_t first = req->off[i] / bs, end = (req->off[i] + req->len[i] - 1) / bs;
+        if (end > last)
+            blocks += end - (first > last ? first : last + 1) + 1;
+        last = end > last ? end : last;
+    }
+    return req->n > blocks;
+}
+
 static struct write_plan plan_write(ADIO_File fd, struct edonio_cache *c,
                                     const struct edonio_req *req)
 {
     ADIO_Offset chunk = ADIOI_EDONIO_Coll_budget(fd);
-    int hold = ADIOI_EDONIO_Cache_may_hold(c);
+    int hold = ADIOI_EDONIO_Cache_may_hold(c) || direct_costs_more(req, c->hints.block_size);
     long long mine[4], all[4];
 
     for (int64_t i = 0; i < req->n && !hold; i++) /* memory with gaps goes by chunks */
