@@ -41,6 +41,9 @@
 #                     write waiting in a remote segment, a process late with a block in its
 #                     peer's segments, a small piece beside a large one, memory with gaps);
 #                     everyone's bytes read at once, no sync
+#   t_coll_fine       fine-grained collective writes (a *-cyclic 2-D array, a shuffled indexed view
+#                     of 8-byte elements): at most one file-system write per block touched, every
+#                     byte checked (issue 41)
 #   t_deliver         large deliveries of remote segments (sync, close) and a large collective
 #                     write through the owners: many whole blocks per owner, sent from where they
 #                     lie, beside pieces of a few bytes; every byte read back; also on 2 nodes
@@ -75,7 +78,7 @@ mpi_test_setup "$@"
 
 programs="t_sleeping_owner t_gaps t_size t_sparse t_evict t_remote t_preload t_hints
     t_wronly_noread t_reuse t_direct t_consistency t_random t_fragments t_whole t_pass
-    t_coll_direct t_deliver t_syncs t_memlimit t_barrier"
+    t_coll_direct t_coll_fine t_deliver t_syncs t_memlimit t_barrier"
 
 build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
@@ -424,6 +427,16 @@ run_mpi "cache/pass write_through=0 2-nodes np=4" "$work/pass-wt0-nodes.log" 4 "
     "${nodes[@]}" -- "$bin/t_pass" "$data/pass-wt0-nodes" romio_edonio_write_through=0 \
     romio_edonio_read_fill=block test_pass=0
 test_coll_direct
+# Fine-grained collective writes, one file-system write per block (issue 41): every layout, and
+# write_back=span with write_through=0 (a parallel file system's auto). How they were seen to
+# fail: t_coll_fine.c's header.
+run_all_np t_coll_fine 1
+run_mpi "cache/coll_fine span 2-nodes np=4" "$work/coll_fine-span-nodes.log" 4 "${edonio[@]}" \
+    "${nodes[@]}" -- "$bin/t_coll_fine" "$data/coll_fine-span-nodes" \
+    romio_edonio_write_back=span romio_edonio_write_through=0
+run_mpi "cache/coll_fine span np=4" "$work/coll_fine-span.log" 4 "${edonio[@]}" -- \
+    "$bin/t_coll_fine" "$data/coll_fine-span" romio_edonio_write_back=span \
+    romio_edonio_write_through=0
 run_all_np t_deliver 1
 # The processors this shell may run on, one a line ("0-3,6": 0 1 2 3 6).
 allowed_cpus() {

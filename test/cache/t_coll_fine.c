@@ -1,0 +1,198 @@
+/*
+ * edonio cache test: fine-grained collective writes make file-system writes by the block, not by
+ * the piece (issue 41).
+ *
+ *   t_coll_fine FILE [KEY=VALUE...]
+ *
+ * Blocks of 16 KiB, elements of 8 bytes, 32 blocks (512 KiB) in all, whatever the ranks.
+ * 1. cyclic:   a 2-D array of 128 rows of 512 elements, partitioned *-cyclic (each column to rank
+ *              column mod P, MPI_Type_create_darray), so that every element of a rank is a piece
+ *              of its own; one MPI_File_write_all.
+ * 2. shuffled: every element to a rank in a shuffled order (the same permutation on every rank),
+ *              16,384 / P elements per rank in an indexed file view; NCALLS MPI_File_write_at_all
+ *              of new values over the same view.
+ * Counted (romio_edonio_stats_fs_writes, summed over the ranks): from before each collective write
+ * to after it, and over the sync that follows the last one, at most one write per block touched
+ * (plus SLACK); every byte is checked after the sync, and with POSIX after the close.
+ * Seen to fail on the code before issue 41's change, at every layout of 2 ranks or more (32 writes
+ * now, or none until the sync on one node): case 1, 64,512 writes in the call at 4 ranks on 2
+ * nodes (each owner applied each sender's pieces alone, one extent per element, and wrote its
+ * 128 extents back one by one whenever they filled), 61,056 in the call and 3,806 at the sync at
+ * 4 ranks on one node (every process putting its pieces in the owners' segments itself, the
+ * extents of a block filled by interleaved pieces); case 2, 47,104 in the first call at 4 ranks
+ * on one node, 48,550 on 2 nodes; with write_back=span and write_through=0 on one node, 477 and
+ * 368 (a read and a write of the span for every 128 pieces).
+ */
+#include "cache_test.h"
+
+#include <fcntl.h>
+
+enum {
+    BS = 16384,     /* the block size */
+    ELEM = 8,       /* bytes per element */
+    ROWS = 128,     /* case 1's array: ROWS x COLS elements */
+    COLS = 512,
+    NELEM = ROWS * COLS,
+    SIZE = NELEM * ELEM,
+    NBLOCKS = SIZE / BS,
+    NCALLS = 3, /* case 2's calls */
+    SLACK = 4,  /* writes allowed beyond one per block */
+};
+
+/* Element e's bytes in version v. */
+static void element(unsigned char *to, long long e, int v)
+{
+    for (int k = 0; k < ELEM; k++)
+        to[k] = ct_pattern(e * ELEM + k, v);
+}
+
+static long long fs_writes(MPI_File fh)
+{
+    return ct_stat_sum(fh, "fs_writes");
+}
+
+/* At most one write per block (and SLACK) since *before, which moves on. */
+static void check_writes(MPI_File fh, long long *before, const char *what)
+{
+    long long now = fs_writes(fh), n = now - *before;
+
+    *before = now;
+    if (ct_rank != 0) /* the same sum on every rank: rank 0 says it */
+        return;
+    printf("%s: %lld file-system writes for %d blocks\n", what, n, NBLOCKS);
+    CT_CHECK(n <= NBLOCKS + SLACK,
+             "%s: %lld file-system writes for %d blocks of %d-byte pieces, at most %d expected",
+             what, n, NBLOCKS, ELEM, NBLOCKS + SLACK);
+}
+
+/* The whole file, read back through MPI and, after the close, with POSIX, must be want. */
+static void check_file(MPI_File *fh, const char *filename, const unsigned char *want,
+                       const char *what)
+{
+    char label[128];
+
+    snprintf(label, sizeof(label), "%s, after the sync", what);
+    ct_read_check(*fh, want, SIZE, label);
+    CT_MPI(MPI_File_close(fh));
+    if (ct_rank == 0) {
+        unsigned char *buf = malloc(SIZE);
+        int fd = open(filename, O_RDONLY);
+        snprintf(label, sizeof(label), "%s, on disk after the close", what);
+        ct_disk_check(fd, buf, want, 0, SIZE, label);
+        if (fd >= 0)
+            close(fd);
+        free(buf);
+    }
+}
+
+static MPI_File open_fresh(const char *filename)
+{
+    MPI_Info info = ct_info("romio_edonio_block_size", "16384", NULL);
+    MPI_File fh;
+
+    ct_fresh(filename);
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_Info_free(&info);
+    return fh;
+}
+
+static void case_cyclic(const char *filename, MPI_Datatype elem)
+{
+    int gsizes[2] = {ROWS, COLS}, distribs[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_CYCLIC},
+        dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 1}, psizes[2] = {1, ct_nprocs};
+    unsigned char *want = malloc(SIZE), *mine = malloc(SIZE);
+    long long n = 0, before;
+    MPI_Datatype view;
+    MPI_File fh = open_fresh(filename);
+
+    MPI_Type_create_darray(ct_nprocs, ct_rank, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C,
+                           elem, &view);
+    MPI_Type_commit(&view);
+    for (long long e = 0; e < NELEM; e++) {
+        element(want + e * ELEM, e, 1);
+        if (e % COLS % ct_nprocs == ct_rank) /* this rank's, in file order */
+            memcpy(mine + ELEM * n++, want + e * ELEM, ELEM);
+    }
+    CT_MPI(MPI_File_set_view(fh, 0, elem, view, "native", MPI_INFO_NULL));
+    before = fs_writes(fh);
+    CT_MPI(MPI_File_write_all(fh, mine, (int)n, elem, MPI_STATUS_IGNORE));
+    check_writes(fh, &before, "cyclic, the collective write");
+    CT_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    ct_sync(fh);
+    check_writes(fh, &before, "cyclic, the sync");
+    check_file(&fh, filename, want, "cyclic");
+    MPI_Type_free(&view);
+    free(want);
+    free(mine);
+}
+
+/* Which rank has element e: the same shuffle on every rank (xorshift, Fisher-Yates). */
+static int *shuffled_owners(void)
+{
+    int *perm = malloc(NELEM * sizeof(int)), *owner = malloc(NELEM * sizeof(int));
+    unsigned long long x = 88172645463325252ull;
+
+    for (int i = 0; i < NELEM; i++)
+        perm[i] = i;
+    for (int i = NELEM - 1; i > 0; i--) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int j = (int)(x % (unsigned long long)(i + 1)), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (int i = 0; i < NELEM; i++) /* the i-th of the shuffle goes to rank i / (NELEM / P) */
+        owner[perm[i]] = (int)((long long)i * ct_nprocs / NELEM);
+    free(perm);
+    return owner;
+}
+
+static void case_shuffled(const char *filename, MPI_Datatype elem)
+{
+    int *owner = shuffled_owners(), *disp = malloc(NELEM * sizeof(int)), n = 0;
+    unsigned char *want = malloc(SIZE), *mine = malloc(SIZE);
+    long long before;
+    MPI_Datatype view;
+    MPI_File fh = open_fresh(filename);
+
+    for (int e = 0; e < NELEM; e++)
+        if (owner[e] == ct_rank)
+            disp[n++] = e;
+    MPI_Type_create_indexed_block(n, 1, disp, elem, &view);
+    MPI_Type_commit(&view);
+    CT_MPI(MPI_File_set_view(fh, 0, elem, view, "native", MPI_INFO_NULL));
+    before = fs_writes(fh);
+    for (int v = 2; v < 2 + NCALLS; v++) {
+        char what[64];
+        for (int k = 0; k < n; k++)
+            element(mine + (long long)k * ELEM, disp[k], v);
+        CT_MPI(MPI_File_write_at_all(fh, 0, mine, n, elem, MPI_STATUS_IGNORE));
+        snprintf(what, sizeof(what), "shuffled, collective write %d", v - 1);
+        check_writes(fh, &before, what);
+    }
+    for (long long e = 0; e < NELEM; e++)
+        element(want + e * ELEM, e, 1 + NCALLS);
+    CT_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    ct_sync(fh);
+    check_writes(fh, &before, "shuffled, the sync");
+    check_file(&fh, filename, want, "shuffled");
+    MPI_Type_free(&view);
+    free(owner);
+    free(disp);
+    free(want);
+    free(mine);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Datatype elem;
+
+    ct_init(&argc, &argv, "FILE [KEY=VALUE...]");
+    MPI_Type_contiguous(ELEM, MPI_BYTE, &elem);
+    MPI_Type_commit(&elem);
+    case_cyclic(argv[1], elem);
+    case_shuffled(argv[1], elem);
+    MPI_Type_free(&elem);
+    return ct_finish();
+}
