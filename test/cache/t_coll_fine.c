@@ -28,9 +28,9 @@
 #include <fcntl.h>
 
 enum {
-    BS = 16384,     /* the block size */
-    ELEM = 8,       /* bytes per element */
-    ROWS = 128,     /* case 1's array: ROWS x COLS elements */
+    BS = 16384, /* the block size */
+    ELEM = 8,   /* bytes per element */
+    ROWS = 128, /* case 1's array: ROWS x COLS elements */
     COLS = 512,
     NELEM = ROWS * COLS,
     SIZE = NELEM * ELEM,
