@@ -20,6 +20,13 @@
  *             overlap holds one rank's bytes only
  *   subarray  an M x N array of 8-byte values distributed by column blocks (subarray view),
  *             MPI_File_write_all and read_all
+ *   shuffled  8-byte elements, -s bytes per rank, every element to a rank in a shuffled order (the
+ *             same permutation on every rank), an indexed file view; -k MPI_File_write_at_all of it
+ *             (t_write: open, the k calls, close), then one read_at_all
+ *   part-bb, part-sc, part-bs, part-sb   an M x N array of 8-byte elements partitioned over the
+ *             ranks block-block (MPI_Dims_create's grid), *-cyclic (each column to rank column mod
+ *             P: every element a piece of its own), block-* (rows) or *-block (columns), through a
+ *             darray view: one MPI_File_write_all, then one read_all (as PnetCDF's put_all/get_all)
  *   records   one open, -s/-r records of -r bytes (record i by rank i mod P, MPI_File_write_at),
  *             each rank reads its neighbour's records, close: -k passes in the same process,
  *             pass 1 the cold first pass, the later ones warm (the same processes open the same
@@ -437,6 +444,144 @@ static void case_subarray(const struct opts *o, const char *name, struct result 
     free(buf);
 }
 
+/*
+ * Collective I/O of this rank's n elements of 8 bytes, idx[k] the file index of the k-th of them
+ * in the view ft (file order): 'calls' write_at_all of all of them (t_write: open, calls, close),
+ * then one read_at_all (t_read), checked against the pattern.
+ */
+static void elems_io(const struct opts *o, const char *name, MPI_Datatype ft, const long long *idx,
+                     long long n, int calls, struct result *r)
+{
+    unsigned char *buf = xmalloc((size_t)n * 8 + 1);
+    long long bad = 0;
+
+    for (long long k = 0; k < n; k++)
+        fill(buf + 8 * k, idx[k] * 8, 8);
+    double t0 = start();
+    MPI_File fh = open_file(o, name, MPI_MODE_WRONLY | MPI_MODE_CREATE);
+    check(MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
+    for (int c = 0; c < calls; c++)
+        check(MPI_File_write_at_all(fh, 0, buf, (int)n, MPI_DOUBLE, MPI_STATUS_IGNORE),
+              "write_at_all");
+    check(close_file(&fh), "close");
+    r->t_write = tmax(MPI_Wtime() - t0);
+
+    memset(buf, 0, (size_t)n * 8);
+    t0 = start();
+    fh = open_file(o, name, MPI_MODE_RDONLY);
+    check(MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
+    check(MPI_File_read_at_all(fh, 0, buf, (int)n, MPI_DOUBLE, MPI_STATUS_IGNORE), "read_at_all");
+    check(close_file(&fh), "close");
+    r->t_read = tmax(MPI_Wtime() - t0);
+    for (long long k = 0; k < n; k++)
+        verify(buf + 8 * k, idx[k] * 8, 8, &bad);
+    r->errors = bad;
+    r->bytes_written = (long long)calls * n * 8 * nprocs;
+    r->bytes_read = n * 8 * nprocs;
+    free(buf);
+}
+
+/* shuffled: element e of P * (s / 8) goes to the rank its place in a shuffle says (xorshift,
+ * Fisher-Yates, the same on every rank); this rank's, sorted, make an indexed view. */
+static void case_shuffled(const struct opts *o, const char *name, struct result *r)
+{
+    long long per = o->size / 8, total = per * nprocs, n = 0;
+    long long *perm = xmalloc((size_t)total * sizeof(*perm)), *idx = xmalloc((size_t)per * 8);
+    unsigned char *mine = xmalloc((size_t)total);
+    unsigned long long x = 88172645463325252ull;
+    int *disp = xmalloc((size_t)per * sizeof(int));
+    MPI_Datatype ft;
+
+    if (total > INT32_MAX) {
+        if (rank == 0)
+            fprintf(stderr, "iobench: shuffled: too many elements\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (long long i = 0; i < total; i++)
+        perm[i] = i;
+    for (long long i = total - 1; i > 0; i--) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        long long j = (long long)(x % (unsigned long long)(i + 1)), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    memset(mine, 0, (size_t)total);
+    for (long long i = rank * per; i < (rank + 1) * per; i++)
+        mine[perm[i]] = 1;
+    for (long long e = 0; e < total; e++)
+        if (mine[e]) {
+            disp[n] = (int)e;
+            idx[n++] = e;
+        }
+    MPI_Type_create_indexed_block((int)n, 1, disp, MPI_DOUBLE, &ft);
+    MPI_Type_commit(&ft);
+    elems_io(o, name, ft, idx, n, o->reps, r);
+    MPI_Type_free(&ft);
+    free(perm);
+    free(idx);
+    free(mine);
+    free(disp);
+}
+
+/* part-XY: the rank that holds element (i, j) of the M x N array, and its darray view. */
+struct part {
+    int distrib[2], dims[2];
+};
+
+static struct part part_of(const char *how)
+{
+    struct part p = {{MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK}, {0, 0}};
+    for (int d = 0; d < 2; d++) {
+        if (how[d] == 's') { /* "*": not distributed */
+            p.distrib[d] = MPI_DISTRIBUTE_NONE;
+            p.dims[d] = 1;
+        } else if (how[d] == 'c') {
+            p.distrib[d] = MPI_DISTRIBUTE_CYCLIC;
+        }
+    }
+    MPI_Dims_create(nprocs, 2, p.dims);
+    return p;
+}
+
+static int part_owner(const struct part *p, const long long gs[2], long long i, long long j)
+{
+    long long at[2] = {i, j}, c[2] = {0, 0};
+    for (int d = 0; d < 2; d++) {
+        long long b = (gs[d] + p->dims[d] - 1) / p->dims[d]; /* darray's default block */
+        if (p->distrib[d] == MPI_DISTRIBUTE_CYCLIC)
+            c[d] = at[d] % p->dims[d];
+        else if (p->distrib[d] == MPI_DISTRIBUTE_BLOCK)
+            c[d] = at[d] / b;
+    }
+    return (int)(c[0] * p->dims[1] + c[1]); /* MPI_ORDER_C: the grid is row-major */
+}
+
+static void case_part(const struct opts *o, const char *name, const char *how, struct result *r)
+{
+    struct part p = part_of(how);
+    long long gs[2] = {o->rows, o->cols}, n = 0;
+    long long *idx = xmalloc((size_t)(gs[0] * gs[1] / nprocs + gs[0] + gs[1] + 1) * sizeof(*idx));
+    int sizes[2] = {(int)gs[0], (int)gs[1]},
+        dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG};
+    MPI_Datatype ft;
+
+    for (long long i = 0; i < gs[0]; i++)
+        for (long long j = 0; j < gs[1]; j++)
+            if (part_owner(&p, gs, i, j) == rank)
+                idx[n++] = i * gs[1] + j;
+    if (p.distrib[1] == MPI_DISTRIBUTE_CYCLIC || p.distrib[0] == MPI_DISTRIBUTE_CYCLIC)
+        dargs[p.distrib[1] == MPI_DISTRIBUTE_CYCLIC ? 1 : 0] = 1;
+    check(MPI_Type_create_darray(nprocs, rank, 2, sizes, p.distrib, dargs, p.dims, MPI_ORDER_C,
+                                 MPI_DOUBLE, &ft),
+          "darray");
+    MPI_Type_commit(&ft);
+    elems_io(o, name, ft, idx, n, 1, r);
+    MPI_Type_free(&ft);
+    free(idx);
+}
+
 /* records: one pass (open, write, read the neighbour's, close), its phases timed (max over ranks). */
 static void records_pass(const struct opts *o, const char *name, int pass, double ph[4],
                          long long *bad)
@@ -563,6 +708,11 @@ int main(int argc, char **argv)
         case_subarray(&o, name, &r);
     else if (strcmp(o.cas, "records") == 0)
         case_records(&o, name, &r);
+    else if (strcmp(o.cas, "shuffled") == 0)
+        case_shuffled(&o, name, &r);
+    else if (strncmp(o.cas, "part-", 5) == 0 && strlen(o.cas) == 7 && strchr("bsc", o.cas[5]) &&
+             strchr("bsc", o.cas[6]))
+        case_part(&o, name, o.cas + 5, &r);
     else {
         if (rank == 0)
             fprintf(stderr, "iobench: unknown case '%s'\n", o.cas);
