@@ -609,15 +609,6 @@ static void merge_runs(struct edonio_wpiece *p, struct edonio_wpiece *tmp, int64
     }
 }
 
-/*
- * The order in which an owner applies what it received: file order, so that a block's pieces from
- * several processes join into few dirty extents as they are added (a *-cyclic or shuffled pattern
- * sends every process's pieces of a block interleaved with the others': applied source by source,
- * each source's alone would fill the slot's EDONIO_MAX_EXTENTS and send the block to the file 128
- * pieces at a time, one write per piece). Where two pieces overlap, rank order stays (the higher
- * rank's bytes win: doc/atomicity.md), so the sorted list is put back in rank order. Each source's
- * pieces come in its stream order, which is file order for a file view: they are merged as runs.
- */
 static int by_seq(const void *a, const void *b)
 {
     int64_t x = ((const struct edonio_wpiece *)a)->seq, y = ((const struct edonio_wpiece *)b)->seq;
@@ -633,6 +624,15 @@ static int runs_sorted(const struct edonio_wpiece *p, const int64_t *at, int nru
     return 1;
 }
 
+/*
+ * The order in which an owner applies what it received: file order, so that a block's pieces from
+ * several processes join into few dirty extents as they are added (a *-cyclic or shuffled pattern
+ * sends every process's pieces of a block interleaved with the others': applied source by source,
+ * each source's alone would fill the slot's EDONIO_MAX_EXTENTS and send the block to the file 128
+ * pieces at a time, one write per piece). Where two pieces overlap, rank order stays (the higher
+ * rank's bytes win: doc/atomicity.md), so the sorted list is put back in rank order. Each source's
+ * pieces come in its stream order, which is file order for a file view: they are merged as runs.
+ */
 static void file_order(struct edonio_wpiece *p, int64_t n, int64_t *at, int nruns)
 {
     struct edonio_wpiece *tmp = malloc(((size_t)n + 1) * sizeof(*tmp));
@@ -650,37 +650,22 @@ static void file_order(struct edonio_wpiece *p, int64_t n, int64_t *at, int nrun
 }
 
 /*
- * Store the received pieces at this owner, in file order (file_order); req->stored grows to the
- * end of those stored.
+ * Every piece that came here in one list, source after source in rank order (at[k]: where source
+ * k's begin), each noted when its block goes back to the file at once (pass->keep). NULL: no
+ * memory.
  */
-static int apply_writes(const struct edonio_pass *pass, struct edonio_req *req,
-                        struct edonio_msg *in, int nin)
+static struct edonio_wpiece *gather_pieces(const struct edonio_pass *pass, struct edonio_msg *in,
+                                           int nin, int64_t total, int64_t *at)
 {
-    struct edonio_cache *c = pass->cache;
-    int64_t total = 0, nblocks = 0, *blocks = NULL, *at = malloc(((size_t)nin + 1) * sizeof(*at));
-    struct edonio_wpiece *p;
+    struct edonio_wpiece *p = malloc(((size_t)total + 1) * sizeof(*p));
     const int64_t *hdr;
     char *data;
-    int err = 0, e;
+    int64_t i = 0;
 
-    for (int k = 0; k < nin; k++)
-        total += msg_pieces(&in[k], &hdr, &data);
-    if (total == 0 || at == NULL) {
-        free(at);
-        return total == 0 ? 0 : ENOMEM;
-    }
-    p = malloc((size_t)total * sizeof(*p));
-    blocks = pass->keep != EDONIO_KEEP_ALL ? malloc((size_t)total * sizeof(*blocks)) : NULL;
-    if (p == NULL || (pass->keep != EDONIO_KEEP_ALL && blocks == NULL)) {
-        free(p);
-        free(blocks);
-        free(at);
-        return ENOMEM;
-    }
-    for (int k = 0, i = 0; k < nin; k++) {
+    for (int k = 0; p != NULL && k < nin; k++) {
         int64_t n = msg_pieces(&in[k], &hdr, &data);
-        int note = pass->keep == EDONIO_KEEP_NONE ||
-                   (pass->keep == EDONIO_KEEP_REACHED && !ADIOI_EDONIO_Node_reaches(c, in[k].peer));
+        int far = !ADIOI_EDONIO_Node_reaches(pass->cache, in[k].peer);
+        int note = pass->keep == EDONIO_KEEP_NONE || (pass->keep == EDONIO_KEEP_REACHED && far);
         at[k] = i;
         for (int64_t j = 0; j < n; j++, i++) {
             p[i] = (struct edonio_wpiece){hdr[2 * j], hdr[2 * j + 1], data, i, note};
@@ -688,10 +673,36 @@ static int apply_writes(const struct edonio_pass *pass, struct edonio_req *req,
         }
     }
     at[nin] = total;
-    file_order(p, total, at, nin);
-    err = ADIOI_EDONIO_Cache_apply_writes(c, pass->st, p, total, blocks, &nblocks, &req->stored);
+    return p;
+}
+
+/*
+ * Store the received pieces at this owner, in file order (file_order); req->stored grows to the
+ * end of those stored.
+ */
+static int apply_writes(const struct edonio_pass *pass, struct edonio_req *req,
+                        struct edonio_msg *in, int nin)
+{
+    int64_t total = 0, nblocks = 0, *blocks = NULL, *at = malloc(((size_t)nin + 1) * sizeof(*at));
+    struct edonio_wpiece *p = NULL;
+    const int64_t *hdr;
+    char *data;
+    int err = 0, e;
+
+    for (int k = 0; k < nin; k++)
+        total += msg_pieces(&in[k], &hdr, &data);
+    if (total > 0 && at != NULL && (p = gather_pieces(pass, in, nin, total, at)) != NULL &&
+        pass->keep != EDONIO_KEEP_ALL)
+        blocks = malloc((size_t)total * sizeof(*blocks));
+    if (total > 0 && (p == NULL || (pass->keep != EDONIO_KEEP_ALL && blocks == NULL)))
+        err = ENOMEM;
+    if (total > 0 && err == 0) {
+        file_order(p, total, at, nin);
+        err = ADIOI_EDONIO_Cache_apply_writes(pass->cache, pass->st, p, total, blocks, &nblocks,
+                                              &req->stored);
+    }
     if (nblocks > 0) {
-        e = ADIOI_EDONIO_Cache_write_back_blocks(c, pass->st, blocks, nblocks,
+        e = ADIOI_EDONIO_Cache_write_back_blocks(pass->cache, pass->st, blocks, nblocks,
                                                  pass->keep == EDONIO_KEEP_NONE);
         if (e && !err)
             err = e;
