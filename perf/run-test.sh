@@ -43,12 +43,15 @@ micro_done() {
         has_rows percall- && has_rows first-open
 }
 
+fine_done() { has_rows shuffled && has_rows part-; }
+
 # Each default case of perf/run, by what it leaves: rows of results.csv, or a file of its own.
 default=$(sed -n 's/^cases="\(.*\)"$/\1/p' "$here/run" | head -n 1)
 for c in $default; do
     case $c in
         tables) check=(has_rows t5.) ;;
         ior) check=(has_rows ior-) ;;
+        fine) check=(fine_done) ;;
         legacy) check=(test -s "$out/legacy.csv") ;;
         scale) check=(test -s "$out/scale.csv") ;;
         micro) check=(micro_done) ;;
