@@ -85,6 +85,19 @@ static void check_file(MPI_File *fh, const char *filename, const unsigned char *
     }
 }
 
+/* Back to a byte view, sync (at most a write per block with what came before), check the file. */
+static void sync_and_check(MPI_File *fh, const char *filename, const unsigned char *want,
+                           long long *before, const char *what)
+{
+    char label[64];
+
+    CT_MPI(MPI_File_set_view(*fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    ct_sync(*fh);
+    snprintf(label, sizeof(label), "%s, the sync", what);
+    check_writes(*fh, before, label);
+    check_file(fh, filename, want, what);
+}
+
 static MPI_File open_fresh(const char *filename)
 {
     MPI_Info info = ct_info("romio_edonio_block_size", "16384", NULL);
@@ -117,10 +130,7 @@ static void case_cyclic(const char *filename, MPI_Datatype elem)
     before = fs_writes(fh);
     CT_MPI(MPI_File_write_all(fh, mine, (int)n, elem, MPI_STATUS_IGNORE));
     check_writes(fh, &before, "cyclic, the collective write");
-    CT_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
-    ct_sync(fh);
-    check_writes(fh, &before, "cyclic, the sync");
-    check_file(&fh, filename, want, "cyclic");
+    sync_and_check(&fh, filename, want, &before, "cyclic");
     MPI_Type_free(&view);
     free(want);
     free(mine);
@@ -173,10 +183,7 @@ static void case_shuffled(const char *filename, MPI_Datatype elem)
     }
     for (long long e = 0; e < NELEM; e++)
         element(want + e * ELEM, e, 1 + NCALLS);
-    CT_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
-    ct_sync(fh);
-    check_writes(fh, &before, "shuffled, the sync");
-    check_file(&fh, filename, want, "shuffled");
+    sync_and_check(&fh, filename, want, &before, "shuffled");
     MPI_Type_free(&view);
     free(owner);
     free(disp);
