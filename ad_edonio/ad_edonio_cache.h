@@ -221,6 +221,8 @@ void ADIOI_EDONIO_Node_grow(struct edonio_segment *seg);
  * errno (a node out of memory) or 0. Every slot a block is put in has been backed so.
  */
 int ADIOI_EDONIO_Node_back(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot);
+/* The same for a slot's map (edonio_slot_map), before a slot of a held segment takes it. */
+int ADIOI_EDONIO_Node_back_map(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot);
 /* This process's segments. */
 struct edonio_segment *ADIOI_EDONIO_Node_own(struct edonio_cache *c);
 struct edonio_segment *ADIOI_EDONIO_Node_remote(struct edonio_cache *c);

@@ -112,18 +112,18 @@ static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_
  * "Write-back"): with romio_edonio_write_back=span, a span write-back reads the bytes between its
  * pieces and writes them again, and every other write of every edonio cache of the file takes the
  * same lock, so that none lands in between. 1 when taken (wait: wait for it, else only if free at
- * once); 0, and no lock, where no span is written (write_back=exact: every write covers only bytes
- * written through MPI, as ufs's do), a handle of this cache is in atomic mode (ROMIO holds this
- * process's locks then, which ours would merge with and release) or the file system has none
- * (c->no_locks: span write-backs are off there).
+ * once); 0, and no lock, where no span is written ('span' 0, as write_back=exact makes it outside
+ * write_span: every write covers only bytes written through MPI, as ufs's do), a handle of this
+ * cache is in atomic mode (ROMIO holds this process's locks then, which ours would merge with and
+ * release) or the file system has none (c->no_locks: span write-backs are off there).
  */
-static int lock_range(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset start,
-                      ADIO_Offset len, int wait)
+static int lock_span(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset start,
+                     ADIO_Offset len, int wait, int span)
 {
     struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)start,
                          .l_len = (off_t)len};
 
-    if (c->hints.write_back != EDONIO_WRITE_BACK_SPAN || c->no_locks || c->atomic_handles > 0)
+    if (!span || c->no_locks || c->atomic_handles > 0)
         return 0;
     while (fcntl(c->fd_sys, wait ? F_SETLKW : F_SETLK, &lock) != 0) {
         if (errno == EINTR)
@@ -134,6 +134,13 @@ static int lock_range(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offs
     }
     st->fs_locks++;
     return 1;
+}
+
+/* lock_span as romio_edonio_write_back says: a span where it is span. */
+static int lock_range(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset start,
+                      ADIO_Offset len, int wait)
+{
+    return lock_span(c, st, start, len, wait, c->hints.write_back == EDONIO_WRITE_BACK_SPAN);
 }
 
 static void unlock_range(struct edonio_cache *c, ADIO_Offset start, ADIO_Offset len)
@@ -165,7 +172,10 @@ EDONIO_SYSCALL_PATH int locked_write(struct edonio_cache *c, struct edonio_stats
  *   - across nodes, outside a collective flush that delivers (c->all_in_call): another node may
  *     write bytes of the block to the file directly, and takes no lock to do so;
  *   - romio_edonio_write_back is exact, a handle of this cache is in atomic mode, or the file
- *     system has no locks (lock_range);
+ *     system has no locks (lock_range); a block written in more pieces than a slot's list of
+ *     extents holds (its extents in a map) takes the lock and its span with write_back=exact
+ *     too: one write where there would be thousands, as ROMIO's data sieving makes for the same
+ *     strided request, under the same lock;
  *   - the lock is not free at once (another write-back of the range under way).
  * 1 when the span was written (*err: how), 0 when the extents must go back one by one.
  */
@@ -173,11 +183,13 @@ static int write_span(struct edonio_cache *c, struct edonio_stats *st, struct ed
                       int32_t slot, int *err)
 {
     struct edonio_slot *s = edonio_slot_at(seg, slot);
-    uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi;
+    struct edonio_extent span = edonio_dirty_span(s);
+    uint32_t lo = span.lo, hi = span.hi;
     ADIO_Offset start = block_start(c, s->block) + lo;
+    int spans = c->hints.write_back == EDONIO_WRITE_BACK_SPAN || edonio_dirty_mapped(s);
 
     if (s->ndirty < EDONIO_COALESCE_MIN || (c->nodes_apart && !c->all_in_call) ||
-        !lock_range(c, st, start, hi - lo, 0))
+        !lock_span(c, st, start, hi - lo, 0, spans))
         return 0;
     *err = fetch(c, st, seg, slot); /* the bytes between the pieces, as the file has them now */
     if (*err == 0)
@@ -206,14 +218,13 @@ static int write_back(struct edonio_cache *c, struct edonio_stats *st, struct ed
         return 0;
     edonio_wait_idle(s); /* a copy into it still under way would be half written, then lost */
     if (!write_span(c, st, seg, slot, &err)) {
-        uint32_t lo = s->dirty[0].lo, hi = s->dirty[s->ndirty - 1].hi;
-        int locked = lock_range(c, st, start + lo, hi - lo, 1);
+        struct edonio_extent span = edonio_dirty_span(s), run;
+        int locked = lock_range(c, st, start + span.lo, span.hi - span.lo, 1);
         err = 0;
-        for (uint32_t i = 0; i < s->ndirty && err == 0; i++)
-            err = fs_write(c, st, data + s->dirty[i].lo, s->dirty[i].hi - s->dirty[i].lo,
-                           start + s->dirty[i].lo);
+        for (uint32_t at = 0; err == 0 && edonio_dirty_run(s, at, &run); at = run.hi)
+            err = fs_write(c, st, data + run.lo, run.hi - run.lo, start + run.lo);
         if (locked)
-            unlock_range(c, start + lo, hi - lo);
+            unlock_range(c, start + span.lo, span.hi - span.lo);
     }
     if (err == 0) {
         if (written_whole(seg, s))
@@ -236,17 +247,16 @@ static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_
     struct edonio_slot *s = edonio_slot_at(seg, slot);
     uint32_t bs = seg->block_size, at = 0;
     unsigned char *buf = s->ndirty == 0 ? edonio_slot_data(seg, slot) : bounce(c);
+    struct edonio_extent run;
     int err;
 
     if (buf == NULL)
         return ENOMEM;
     err = fs_read(c, st, buf, bs, block_start(c, s->block));
-    for (uint32_t i = 0; err == 0 && s->ndirty > 0 && i <= s->ndirty; i++) { /* between extents */
-        uint32_t end = i < s->ndirty ? s->dirty[i].lo : bs;
-        if (end > at)
-            memcpy(edonio_slot_data(seg, slot) + at, buf + at, end - at);
-        if (i < s->ndirty)
-            at = s->dirty[i].hi;
+    while (err == 0 && s->ndirty > 0 && at < bs) { /* the bytes between the extents */
+        uint32_t end = edonio_dirty_run(s, at, &run) ? run.lo : bs;
+        memcpy(edonio_slot_data(seg, slot) + at, buf + at, end - at);
+        at = end < bs ? run.hi : bs;
     }
     if (err == 0)
         edonio_mark_valid(s);
@@ -358,11 +368,14 @@ static int32_t read_begin(struct edonio_cache *c, struct edonio_stats *st,
     return slot;
 }
 
-/* How many dirty extents a held slot would have with [lo, hi) added. */
+/* How many dirty extents a held slot's list would have with [lo, hi) added (1 with a map: it
+ * takes any number). */
 static uint32_t extents_after(const struct edonio_slot *s, uint32_t lo, uint32_t hi)
 {
     uint32_t touched = 0;
 
+    if (edonio_dirty_mapped(s))
+        return 1;
     for (uint32_t i = 0; i < s->ndirty; i++)
         touched += s->dirty[i].lo <= hi && lo <= s->dirty[i].hi;
     return s->ndirty + 1 - touched;
@@ -440,8 +453,10 @@ static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
         defer_piece(c, block, lo, hi, in))
         return EDONIO_NO_SLOT;
     edonio_copy_begin(s, lo, hi, 1); /* before the extent: is it over bytes written already? */
-    if (edonio_dirty_add(s, lo, hi) != 0) { /* extents full: write them back first */
-        if ((*err = write_back(c, st, seg, slot)) != 0)
+    if (edonio_dirty_add(s, lo, hi) != 0) { /* the list is full: a map, else write them back */
+        if (ADIOI_EDONIO_Node_back_map(c, seg, slot) == 0)
+            edonio_dirty_map(s, edonio_slot_map(seg, slot), seg->block_size);
+        else if ((*err = write_back(c, st, seg, slot)) != 0)
             return EDONIO_NO_SLOT;
         edonio_dirty_add(s, lo, hi);
     }

@@ -89,11 +89,10 @@ int64_t ADIOI_EDONIO_Cache_remote_pieces(struct edonio_cache *c, ADIO_Offset **o
         struct edonio_slot *s = edonio_slot_at(seg, i);
         if (s->block >= 0 && s->ndirty > 0)
             edonio_wait_idle(s);
-        for (uint32_t e = 0; s->block >= 0 && e < s->ndirty; e++, k++) {
-            uint32_t lo = s->dirty[e].lo, hi = s->dirty[e].hi;
-            p[k] = (struct dirty_piece){(ADIO_Offset)s->block * c->hints.block_size + lo, hi - lo,
-                                        (char *)edonio_slot_data(seg, i) + lo};
-        }
+        struct edonio_extent run;
+        for (uint32_t at = 0; s->block >= 0 && edonio_dirty_run(s, at, &run); at = run.hi, k++)
+            p[k] = (struct dirty_piece){(ADIO_Offset)s->block * c->hints.block_size + run.lo,
+                                        run.hi - run.lo, (char *)edonio_slot_data(seg, i) + run.lo};
     }
     qsort(p, (size_t)n, sizeof(*p), by_offset);
     *len = *off + n;

@@ -775,12 +775,12 @@ int ADIOI_EDONIO_Node_reaches(const struct edonio_cache *c, int rank)
 /* Allocated ahead of need, at most: a segment grows by this much at once (fewer calls). */
 enum { BACK_STEP = 256 << 10 };
 
-/* The memfd holding seg, and where seg's data starts in it. */
-static int data_of(const struct edonio_node *n, const struct edonio_segment *seg, off_t *base)
+/* The memfd holding seg, and where seg starts in it. */
+static int memfd_of(const struct edonio_node *n, const struct edonio_segment *seg, off_t *base)
 {
     for (int i = 0; i < n->n; i++)
         if (n->own[i] == seg || n->remote[i] == seg) {
-            *base = (off_t)((const char *)seg - (const char *)n->map[i]) + (off_t)seg->data_offset;
+            *base = (off_t)((const char *)seg - (const char *)n->map[i]);
             return n->fd[i];
         }
     return -1;
@@ -798,13 +798,27 @@ int ADIOI_EDONIO_Node_back(struct edonio_cache *c, struct edonio_segment *seg, i
         upto = seg->nbacked + step;
     if (upto > seg->nslots)
         upto = seg->nslots;
-    if ((fd = data_of(&c->node, seg, &base)) < 0)
+    if ((fd = memfd_of(&c->node, seg, &base)) < 0)
         return EINVAL;
-    off_t from = base + (off_t)seg->nbacked * seg->block_size;
+    off_t from = base + (off_t)seg->data_offset + (off_t)seg->nbacked * seg->block_size;
     while (fallocate(fd, 0, from, (off_t)(upto - seg->nbacked) * seg->block_size) != 0)
         if (errno != EINTR)
             return errno;
     seg->nbacked = upto;
+    return 0;
+}
+
+int ADIOI_EDONIO_Node_back_map(struct edonio_cache *c, struct edonio_segment *seg, int32_t slot)
+{
+    off_t base;
+    int fd = memfd_of(&c->node, seg, &base);
+
+    if (fd < 0)
+        return EINVAL;
+    base += (off_t)edonio_slot_map_offset(seg, slot);
+    while (fallocate(fd, 0, base, seg->block_size / 8) != 0) /* pages it has stay as they are */
+        if (errno != EINTR)
+            return errno;
     return 0;
 }
 

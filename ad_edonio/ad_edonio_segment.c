@@ -52,7 +52,7 @@ size_t edonio_segment_meta_size(int32_t nslots)
 
 size_t edonio_segment_size(int32_t nslots, uint32_t block_size)
 {
-    return edonio_segment_meta_size(nslots) + (size_t)nslots * block_size;
+    return edonio_segment_meta_size(nslots) + (size_t)nslots * (block_size + block_size / 8);
 }
 
 static int32_t *buckets(struct edonio_segment *seg)
@@ -68,6 +68,16 @@ struct edonio_slot *edonio_slot_at(struct edonio_segment *seg, int32_t slot)
 unsigned char *edonio_slot_data(struct edonio_segment *seg, int32_t slot)
 {
     return (unsigned char *)seg + seg->data_offset + (size_t)slot * seg->block_size;
+}
+
+uint64_t edonio_slot_map_offset(const struct edonio_segment *seg, int32_t slot)
+{
+    return seg->maps_offset + (uint64_t)slot * (seg->block_size / 8);
+}
+
+uint64_t *edonio_slot_map(struct edonio_segment *seg, int32_t slot)
+{
+    return (uint64_t *)((char *)seg + edonio_slot_map_offset(seg, slot));
 }
 
 static void reset(struct edonio_segment *seg)
@@ -94,18 +104,24 @@ struct edonio_segment *edonio_segment_init(void *mem, int32_t nslots, uint32_t b
     seg->slots_offset = align8(sizeof(*seg));
     seg->buckets_offset = seg->slots_offset + align8((size_t)nslots * sizeof(struct edonio_slot));
     seg->data_offset = edonio_segment_meta_size(nslots);
+    seg->maps_offset = seg->data_offset + (uint64_t)nslots * block_size;
     reset(seg);
     return seg;
 }
 
 static int32_t bucket_of(const struct edonio_segment *seg, int64_t block);
 
+static void unmap(struct edonio_slot *s);
+
 void edonio_segment_clear(struct edonio_segment *seg)
 {
-    for (int32_t i = 0; i < seg->nhigh; i++)
-        if (edonio_slot_at(seg, i)->block >= 0)
-            __atomic_store_n(&buckets(seg)[bucket_of(seg, edonio_slot_at(seg, i)->block)], 0,
+    for (int32_t i = 0; i < seg->nhigh; i++) {
+        struct edonio_slot *s = edonio_slot_at(seg, i);
+        if (s->block >= 0)
+            __atomic_store_n(&buckets(seg)[bucket_of(seg, s->block)], 0,
                              __ATOMIC_RELAXED); /* edonio_may_hold */
+        unmap(s);
+    }
     reset(seg);
 }
 
@@ -195,6 +211,7 @@ int32_t edonio_insert(struct edonio_segment *seg, int64_t block)
     s->block = block;
     s->flags = 0;
     s->ndirty = 0;
+    s->map = 0; /* a slot gives its map back, zeroed, before it is freed */
     atomic_store_explicit(&s->busy, 0, memory_order_relaxed);
     b = bucket_of(seg, block);
     s->hash_next = buckets(seg)[b] - 1;
@@ -235,6 +252,7 @@ void edonio_remove(struct edonio_segment *seg, int32_t slot)
 
     hash_unlink(seg, slot);
     lru_unlink(seg, slot);
+    unmap(s);
     s->block = -1;
     s->flags = 0;
     s->ndirty = 0;
@@ -244,6 +262,135 @@ void edonio_remove(struct edonio_segment *seg, int32_t slot)
     seg->nused--;
 }
 
+/* ------------------------------------------------------------------ a slot's map */
+
+/* Bit i of a map is byte i of the block: bit i % 64 of word i / 64. */
+static uint64_t *map_of(const struct edonio_slot *s)
+{
+    return (uint64_t *)((char *)s + s->map);
+}
+
+static int bit(const uint64_t *m, uint32_t i)
+{
+    return (int)(m[i / 64] >> (i % 64) & 1);
+}
+
+/* The bits of word w that lie in [lo, hi). */
+static uint64_t word_mask(uint32_t w, uint32_t lo, uint32_t hi)
+{
+    uint32_t first = w * 64, a = lo > first ? lo - first : 0, b = hi - first < 64 ? hi - first : 64;
+    uint64_t upto = b == 64 ? ~0ull : (1ull << b) - 1;
+
+    return upto & ~((1ull << a) - 1);
+}
+
+static void bits_set(uint64_t *m, uint32_t lo, uint32_t hi, int on)
+{
+    for (uint32_t w = lo / 64; lo < hi && w <= (hi - 1) / 64; w++)
+        m[w] = on ? m[w] | word_mask(w, lo, hi) : m[w] & ~word_mask(w, lo, hi);
+}
+
+static int bits_all(const uint64_t *m, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t w = lo / 64; lo < hi && w <= (hi - 1) / 64; w++)
+        if ((m[w] & word_mask(w, lo, hi)) != word_mask(w, lo, hi))
+            return 0;
+    return 1;
+}
+
+/* The first bit at or after 'from', below 'end', that is set (want 1) or clear; else 'end'. */
+static uint32_t next_bit(const uint64_t *m, uint32_t from, uint32_t end, int want)
+{
+    for (uint32_t w = from / 64; from < end && w <= (end - 1) / 64; w++) {
+        uint64_t x = (want ? m[w] : ~m[w]) & word_mask(w, from, end);
+        if (x != 0)
+            return w * 64 + (uint32_t)__builtin_ctzll(x);
+    }
+    return end;
+}
+
+/* Runs that start in [lo, hi): set bits whose lower neighbour is clear (or bit 0). */
+static uint32_t starts(const uint64_t *m, uint32_t lo, uint32_t hi)
+{
+    uint32_t n = 0;
+
+    for (uint32_t w = lo / 64; lo < hi && w <= (hi - 1) / 64; w++) {
+        uint64_t carry = w > 0 ? m[w - 1] >> 63 : 0;
+        n += (uint32_t)__builtin_popcountll(m[w] & ~(m[w] << 1 | carry) & word_mask(w, lo, hi));
+    }
+    return n;
+}
+
+/* Give the map back, zeroed (only the words the dirty span covers can be set). */
+static void unmap(struct edonio_slot *s)
+{
+    if (s->map == 0)
+        return;
+    uint64_t *m = map_of(s);
+    for (uint32_t w = s->dirty[0].lo / 64; s->ndirty > 0 && w <= (s->dirty[0].hi - 1) / 64; w++)
+        m[w] = 0;
+    s->map = 0;
+}
+
+void edonio_dirty_map(struct edonio_slot *s, uint64_t *map, uint32_t block_size)
+{
+    struct edonio_extent span = edonio_dirty_span(s);
+
+    for (uint32_t i = 0; i < s->ndirty; i++)
+        bits_set(map, s->dirty[i].lo, s->dirty[i].hi, 1);
+    s->map_bits = block_size;
+    s->dirty[0] = span; /* ndirty: the extents were maximal runs already */
+    s->map = (char *)map - (char *)s;
+}
+
+/* [lo, hi) into the map: the runs it touches (its neighbours' included) become one. */
+static void map_add(struct edonio_slot *s, uint32_t lo, uint32_t hi)
+{
+    uint64_t *m = map_of(s);
+    uint32_t end = hi < s->map_bits ? hi + 1 : s->map_bits;
+    uint32_t touched = (lo > 0 && bit(m, lo - 1)) + starts(m, lo, end);
+
+    bits_set(m, lo, hi, 1);
+    s->ndirty = s->ndirty + 1 - touched;
+    s->dirty[0].lo = lo < s->dirty[0].lo ? lo : s->dirty[0].lo;
+    s->dirty[0].hi = hi > s->dirty[0].hi ? hi : s->dirty[0].hi;
+    if (s->ndirty == 1 && s->dirty[0].lo == 0 && s->dirty[0].hi == s->map_bits)
+        unmap(s); /* written whole: one extent, dirty[0] */
+}
+
+int edonio_dirty_run(const struct edonio_slot *s, uint32_t from, struct edonio_extent *run)
+{
+    if (s->ndirty == 0)
+        return 0;
+    if (s->map != 0) {
+        const uint64_t *m = map_of(s);
+        uint32_t end = s->dirty[0].hi;
+        run->lo = next_bit(m, from > s->dirty[0].lo ? from : s->dirty[0].lo, end, 1);
+        run->hi = next_bit(m, run->lo, end, 0);
+        return run->lo < end;
+    }
+    for (uint32_t i = 0; i < s->ndirty; i++)
+        if (s->dirty[i].hi > from) {
+            run->lo = s->dirty[i].lo > from ? s->dirty[i].lo : from;
+            run->hi = s->dirty[i].hi;
+            return 1;
+        }
+    return 0;
+}
+
+struct edonio_extent edonio_dirty_span(const struct edonio_slot *s)
+{
+    struct edonio_extent span = {0, 0};
+
+    if (s->ndirty > 0) {
+        span.lo = s->dirty[0].lo;
+        span.hi = s->map != 0 ? s->dirty[0].hi : s->dirty[s->ndirty - 1].hi;
+    }
+    return span;
+}
+
+/* ------------------------------------------------------------------ dirty extents */
+
 /* Merge [lo, hi) into the sorted, disjoint extents (touching extents merge too). */
 int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi)
 {
@@ -252,6 +399,10 @@ int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi)
 
     if (lo >= hi)
         return 0;
+    if (s->map != 0) {
+        map_add(s, lo, hi);
+        return 0;
+    }
     while (i < s->ndirty && s->dirty[i].hi < lo)
         out[n++] = s->dirty[i++];
     while (i < s->ndirty && s->dirty[i].lo <= hi) {
@@ -277,7 +428,9 @@ void edonio_copy_begin(struct edonio_slot *s, uint32_t lo, uint32_t hi, int writ
         s->copy_lo = s->copy_hi = 0;
     if (!writing || lo >= hi)
         return;
-    for (uint32_t i = 0; i < s->ndirty; i++)
+    if (s->map != 0 && bits_all(map_of(s), lo, hi))
+        return; /* written over written bytes */
+    for (uint32_t i = 0; s->map == 0 && i < s->ndirty; i++)
         if (s->dirty[i].lo <= lo && hi <= s->dirty[i].hi)
             return; /* written over written bytes */
     if (s->copy_hi == 0) {
@@ -301,6 +454,7 @@ void edonio_mark_stale(struct edonio_slot *s)
 
 void edonio_dirty_clear(struct edonio_slot *s)
 {
+    unmap(s);
     s->ndirty = 0;
 }
 
@@ -308,6 +462,8 @@ int edonio_readable(const struct edonio_slot *s, uint32_t lo, uint32_t hi)
 {
     if (s->flags & EDONIO_SLOT_VALID)
         return 1;
+    if (s->map != 0)
+        return bits_all(map_of(s), lo, hi);
     for (uint32_t i = 0; i < s->ndirty; i++)
         if (s->dirty[i].lo <= lo && hi <= s->dirty[i].hi)
             return 1;
@@ -323,7 +479,20 @@ void edonio_truncate_slot(struct edonio_segment *seg, int32_t slot, uint32_t kee
         edonio_remove(seg, slot);
         return;
     }
-    for (uint32_t i = 0; i < s->ndirty; i++) {
+    if (s->map != 0 && s->dirty[0].hi > keep) {
+        uint64_t *m = map_of(s);
+        bits_set(m, keep, s->dirty[0].hi, 0);
+        s->ndirty = starts(m, 0, keep);
+        if (s->ndirty == 0) {
+            s->map = 0; /* every bit is clear: nothing to zero */
+        } else {
+            uint32_t last = keep; /* the end of the last run: after the last set bit */
+            while (!bit(m, last - 1))
+                last--;
+            s->dirty[0].hi = last;
+        }
+    }
+    for (uint32_t i = 0; s->map == 0 && i < s->ndirty; i++) {
         if (s->dirty[i].lo >= keep)
             break;
         s->dirty[n] = s->dirty[i];
@@ -331,7 +500,8 @@ void edonio_truncate_slot(struct edonio_segment *seg, int32_t slot, uint32_t kee
             s->dirty[n].hi = keep;
         n++;
     }
-    s->ndirty = n;
+    if (s->map == 0)
+        s->ndirty = n;
     s->flags &= ~(uint32_t)EDONIO_SLOT_VALID;
 }
 

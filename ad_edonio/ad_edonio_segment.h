@@ -14,9 +14,14 @@
  *
  * A slot holds one block. Its bytes are readable when the block is VALID (fetched from the file)
  * or inside its dirty extents (written since the slot was taken). Dirty extents are exact, sorted
- * and disjoint, at most EDONIO_MAX_EXTENTS: a write-back writes exactly the bytes that were
- * written, never bytes fetched from the file, so it cannot overwrite what another process wrote
- * to the file directly meanwhile (doc/design.md, "What may reach the file, and when").
+ * and disjoint: a write-back writes exactly the bytes that were written, never bytes fetched from
+ * the file, so it cannot overwrite what another process wrote to the file directly meanwhile
+ * (doc/design.md, "What may reach the file, and when"). They are kept as a list of at most
+ * EDONIO_MAX_EXTENTS, or, for a block written in more pieces than that (fine-grained strided
+ * writes), as a bitmap of the block's bytes, one bit a byte, in the segment's map area: the
+ * slot's *map*, taken when the list overflows (edonio_dirty_map) and given back, zeroed, when
+ * the block is clean again or written whole. Either way the extents are walked with
+ * edonio_dirty_run, and dirty[0] .. the last one's hi with edonio_dirty_span.
  *
  * Nothing here locks, does I/O, talks to MPI or touches a slot's data (it only says where the data
  * is): the caller holds the segment's lock (ad_edonio_node.c), allocates the slots' memory, moves
@@ -55,6 +60,11 @@ struct edonio_slot {
     uint32_t copy_hi;  /* dirty before [copy_lo, copy_hi) (edonio_copy_begin); the keeper does
                         * not write them if the process died during the copy */
     atomic_uint busy;  /* processes copying its bytes in or out without the segment's lock */
+    uint32_t map_bits; /* with a map: the block's size (bits of the map) */
+    int64_t map;       /* 0: the dirty extents are dirty[0 .. ndirty). Else the dirty bytes are
+                        * the bits of a map this many bytes from the slot (an offset: processes
+                        * map the segment at different addresses); ndirty counts their runs and
+                        * dirty[0] is their span */
     struct edonio_extent dirty[EDONIO_MAX_EXTENTS];
 };
 
@@ -92,6 +102,8 @@ struct edonio_segment {
     uint64_t slots_offset;    /* from the segment's start */
     uint64_t buckets_offset;  /* int32 per bucket: slot + 1, 0 when empty */
     uint64_t data_offset;     /* slot i's data at data_offset + i * block_size */
+    uint64_t maps_offset;     /* slot i's map at maps_offset + i * block_size / 8: touched (and
+                               * backed, ADIOI_EDONIO_Node_back_map) only when a slot needs it */
 };
 
 /* Seconds of CLOCK_MONOTONIC, the clock of every process of the machine (slots' dirty_since). */
@@ -132,6 +144,9 @@ void edonio_segment_clear(struct edonio_segment *seg);
 
 struct edonio_slot *edonio_slot_at(struct edonio_segment *seg, int32_t slot);
 unsigned char *edonio_slot_data(struct edonio_segment *seg, int32_t slot);
+/* Where slot's map lies (block_size / 8 bytes, zero while unused), and its offset in the segment. */
+uint64_t *edonio_slot_map(struct edonio_segment *seg, int32_t slot);
+uint64_t edonio_slot_map_offset(const struct edonio_segment *seg, int32_t slot);
 
 /* The slot holding block, or EDONIO_NO_SLOT. */
 int32_t edonio_lookup(struct edonio_segment *seg, int64_t block);
@@ -161,10 +176,30 @@ void edonio_drop(struct edonio_segment *seg, int32_t slot);
 void edonio_clear(struct edonio_segment *seg);
 
 /*
- * Record that [lo, hi) of the slot's block was written. Returns 0, or -1 when the extents are full
- * and [lo, hi) touches none of them: write the dirty extents back, clear them, and call again.
+ * Record that [lo, hi) of the slot's block was written. Returns 0, or -1 when the list of extents
+ * is full and [lo, hi) touches none of them: give the slot its map (edonio_dirty_map), or write
+ * the dirty extents back and clear them, and call again. With a map it never fails; a block whose
+ * every byte is then written goes back to one extent, its map given back.
  */
 int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi);
+/*
+ * Keep the slot's dirty extents in 'map' from now on: block_size / 8 bytes, zeroed, in the same
+ * mapping as the slot (edonio_slot_map), whose memory exists.
+ */
+void edonio_dirty_map(struct edonio_slot *s, uint64_t *map, uint32_t block_size);
+/* Are the slot's dirty extents in its map? */
+static inline int edonio_dirty_mapped(const struct edonio_slot *s)
+{
+    return s->map != 0;
+}
+/*
+ * The first dirty extent at or after byte 'from' of the block (extents are maximal runs: the next
+ * one starts after this one's hi). 1 and *run, or 0 when none. Walk them all with
+ *   for (uint32_t at = 0; edonio_dirty_run(s, at, &run); at = run.hi)
+ */
+int edonio_dirty_run(const struct edonio_slot *s, uint32_t from, struct edonio_extent *run);
+/* The first dirty byte to the end of the last (ndirty > 0). */
+struct edonio_extent edonio_dirty_span(const struct edonio_slot *s);
 /*
  * Under the lock, before a copy into or out of a held slot (writing: [lo, hi), about to be dirty):
  * the range of new bytes copies are making, kept while any copy is under way, forgotten when the
@@ -177,7 +212,7 @@ void edonio_mark_valid(struct edonio_slot *s);
 void edonio_mark_stale(struct edonio_slot *s);
 /* Clean after write-back (the fetched bytes, if any, stay readable). */
 void edonio_dirty_clear(struct edonio_slot *s);
-/* Is [lo, hi) entirely readable from the slot (VALID, or inside one dirty extent)? */
+/* Is [lo, hi) entirely readable from the slot (VALID, or every byte dirty)? */
 int edonio_readable(const struct edonio_slot *s, uint32_t lo, uint32_t hi);
 /*
  * The file shrank to end inside this block at byte 'keep' (0 drops the block): dirty extents are

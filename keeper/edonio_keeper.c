@@ -245,20 +245,26 @@ static int write_slot(const struct kcache *k, struct edonio_segment *seg, int32_
     struct edonio_slot *s = edonio_slot_at(seg, i);
     const unsigned char *data = edonio_slot_data(seg, i);
     off_t start = (off_t)s->block * seg->block_size;
-    uint32_t n = s->ndirty < EDONIO_MAX_EXTENTS ? s->ndirty : EDONIO_MAX_EXTENTS;
+    struct edonio_extent all, run;
     uint32_t skip_lo = 0, skip_hi = 0;
     int err = 0;
 
-    if (n == 0)
+    if (s->ndirty == 0)
         return 0;
+    all = edonio_dirty_span(s);
+    if (edonio_dirty_mapped(s) &&
+        (const char *)s + s->map != (const char *)edonio_slot_map(seg, i)) {
+        *lost += all.hi - all.lo; /* its map is not where it lies: changed as the process died */
+        return EINVAL;
+    }
     if (dead && atomic_load(&s->busy) != 0) {
         skip_lo = s->copy_lo;
         skip_hi = s->copy_hi;
     }
-    off_t span_lo = start + s->dirty[0].lo, span = s->dirty[n - 1].hi - s->dirty[0].lo;
+    off_t span_lo = start + all.lo, span = all.hi - all.lo;
     range_lock(k, seg, F_WRLCK, span_lo, span);
-    for (uint32_t e = 0; e < n && err == 0; e++) {
-        uint32_t lo = s->dirty[e].lo, hi = s->dirty[e].hi;
+    for (uint32_t at = 0; err == 0 && edonio_dirty_run(s, at, &run); at = run.hi) {
+        uint32_t lo = run.lo, hi = run.hi;
         if (skip_hi > skip_lo && lo < skip_hi && skip_lo < hi) { /* around the copy's bytes */
             if (lo < skip_lo)
                 err = write_range(k, data, lo, skip_lo, start, lost);

@@ -14,6 +14,8 @@
  * Counted (romio_edonio_stats_fs_writes, summed over the ranks): from before each collective write
  * to after it, and over the sync that follows the last one, at most one write per block touched
  * (plus SLACK); every byte is checked after the sync, and with POSIX after the close.
+ * 3. cyclic, independent: case 1's view, one MPI_File_write per rank, then a sync; and rank 0
+ *    alone writing its part (the others' elements holes). One write per block here too.
  * Seen to fail on the code before issue 41's change, at every layout of 2 ranks or more (32 writes
  * now, or none until the sync on one node): case 1, 64,512 writes in the call at 4 ranks on 2
  * nodes (each owner applied each sender's pieces alone, one extent per element, and wrote its
@@ -136,6 +138,41 @@ static void case_cyclic(const char *filename, MPI_Datatype elem)
     free(mine);
 }
 
+/*
+ * 3. The *-cyclic view of case 1 written with one independent MPI_File_write per rank ('alone':
+ *    by rank 0 only, the other ranks' elements left as holes), then a sync.
+ */
+static void case_cyclic_independent(const char *filename, MPI_Datatype elem, int alone)
+{
+    int gsizes[2] = {ROWS, COLS}, distribs[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_CYCLIC},
+        dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 1}, psizes[2] = {1, ct_nprocs};
+    unsigned char *want = calloc(1, SIZE), *mine = malloc(SIZE);
+    long long n = 0, before;
+    const char *what = alone ? "cyclic, rank 0's independent write" : "cyclic, independent writes";
+    MPI_Datatype view;
+    MPI_File fh = open_fresh(filename);
+
+    MPI_Type_create_darray(ct_nprocs, ct_rank, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C,
+                           elem, &view);
+    MPI_Type_commit(&view);
+    for (long long e = 0; e < NELEM; e++) {
+        int who = (int)(e % COLS % ct_nprocs);
+        if (!alone || who == 0)
+            element(want + e * ELEM, e, 5);
+        if (who == ct_rank) /* this rank's, in file order */
+            memcpy(mine + ELEM * n++, want + e * ELEM, ELEM);
+    }
+    CT_MPI(MPI_File_set_size(fh, SIZE)); /* holes up to the end where rank 0 writes alone */
+    CT_MPI(MPI_File_set_view(fh, 0, elem, view, "native", MPI_INFO_NULL));
+    before = fs_writes(fh);
+    if (!alone || ct_rank == 0)
+        CT_MPI(MPI_File_write(fh, mine, (int)n, elem, MPI_STATUS_IGNORE));
+    sync_and_check(&fh, filename, want, &before, what);
+    MPI_Type_free(&view);
+    free(want);
+    free(mine);
+}
+
 /* Which rank has element e: the same shuffle on every rank (xorshift, Fisher-Yates). */
 static int *shuffled_owners(void)
 {
@@ -200,6 +237,8 @@ int main(int argc, char **argv)
     MPI_Type_commit(&elem);
     case_cyclic(argv[1], elem);
     case_shuffled(argv[1], elem);
+    case_cyclic_independent(argv[1], elem, 0);
+    case_cyclic_independent(argv[1], elem, 1);
     MPI_Type_free(&elem);
     return ct_finish();
 }

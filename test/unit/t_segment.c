@@ -2,7 +2,8 @@
  * edonio unit test: one segment of the block cache on its own (ad_edonio/ad_edonio_segment.c):
  * the hash index under wrap-mapped block numbers, LRU order and the victims, free-slot reuse, the
  * limit, laying out over zeroed memory and touching it only as blocks need it, clearing, exact
- * dirty extents (merging, overflow, no collapse when valid), readability, truncation, the
+ * dirty extents (merging, overflow, no collapse when valid, the map a block written in more
+ * pieces takes), readability, truncation, the
  * ownership map, and how a request is cut into block pieces (64-bit offsets).
  *
  * Prints "PASS segment/<case>" or "FAIL segment/<case> (...)" per case and "N passed, N failed".
@@ -117,6 +118,56 @@ static void test_dirty_overflow(void)
     edonio_dirty_clear(&s); /* written back */
     EXPECT(s.ndirty == 0 && (s.flags & EDONIO_SLOT_VALID));
     EXPECT(edonio_dirty_add(&s, top + 5000, top + 5010) == 0);
+}
+
+/* A block written in more pieces than the list holds: its map, exact to the byte. */
+static void test_dirty_map(void)
+{
+    struct edonio_segment *seg = new_segment(2, 4096);
+    int32_t slot = edonio_insert(seg, 7);
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    struct edonio_extent run;
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < EDONIO_MAX_EXTENTS; i++) /* every other 8 bytes from 16 */
+        EXPECT(edonio_dirty_add(s, 16 + 16 * i, 24 + 16 * i) == 0);
+    EXPECT(edonio_dirty_add(s, 3000, 3001) == -1);
+    edonio_dirty_map(s, edonio_slot_map(seg, slot), 4096);
+    EXPECT(edonio_dirty_mapped(s) && s->ndirty == EDONIO_MAX_EXTENTS);
+    EXPECT(edonio_dirty_add(s, 3000, 3001) == 0 && s->ndirty == EDONIO_MAX_EXTENTS + 1);
+    EXPECT(edonio_dirty_add(s, 24, 32) == 0 && s->ndirty == EDONIO_MAX_EXTENTS); /* joins two */
+    EXPECT(edonio_dirty_add(s, 20, 40) == 0 && s->ndirty == EDONIO_MAX_EXTENTS); /* inside one */
+    EXPECT(edonio_dirty_add(s, 40, 48) == 0 && s->ndirty == EDONIO_MAX_EXTENTS - 1);
+    EXPECT(edonio_dirty_span(s).lo == 16 && edonio_dirty_span(s).hi == 3001);
+    EXPECT(edonio_readable(s, 16, 56) && !edonio_readable(s, 16, 57));
+    EXPECT(edonio_readable(s, 3000, 3001) && !edonio_readable(s, 2999, 3001));
+    for (uint32_t at = 0; edonio_dirty_run(s, at, &run); at = run.hi) {
+        EXPECT(run.lo < run.hi && (n > 0 || (run.lo == 16 && run.hi == 56)));
+        n++;
+    }
+    EXPECT(n == s->ndirty);
+    EXPECT(edonio_dirty_run(s, 20, &run) && run.lo == 20 && run.hi == 56); /* from inside one */
+    edonio_truncate_slot(seg, slot, 2048); /* bits at 2048 and after are cleared */
+    EXPECT(edonio_dirty_mapped(s) && edonio_dirty_span(s).hi == 2040 &&
+           !edonio_readable(s, 3000, 3001));
+    EXPECT(edonio_dirty_add(s, 0, 4096) == 0); /* written whole: one extent, the map given back */
+    EXPECT(!edonio_dirty_mapped(s) && s->ndirty == 1 && s->dirty[0].lo == 0 &&
+           s->dirty[0].hi == 4096);
+    for (uint32_t w = 0; w < 4096 / 64; w++)
+        EXPECT(edonio_slot_map(seg, slot)[w] == 0);
+    /* Given back zeroed when clean, and when the slot is freed. */
+    edonio_dirty_clear(s);
+    for (uint32_t i = 0; i <= EDONIO_MAX_EXTENTS; i++)
+        if (edonio_dirty_add(s, 16 * i, 16 * i + 1) != 0)
+            edonio_dirty_map(s, edonio_slot_map(seg, slot), 4096),
+                edonio_dirty_add(s, 16 * i, 16 * i + 1);
+    EXPECT(edonio_dirty_mapped(s) && s->ndirty == EDONIO_MAX_EXTENTS + 1);
+    edonio_remove(seg, slot);
+    for (uint32_t w = 0; w < 4096 / 64; w++)
+        EXPECT(edonio_slot_map(seg, slot)[w] == 0);
+    slot = edonio_insert(seg, 8);
+    EXPECT(!edonio_dirty_mapped(edonio_slot_at(seg, slot)));
+    free(seg);
 }
 
 static void test_lazy(void)
@@ -250,6 +301,7 @@ int main(void)
     run("remove-all", test_remove_all);
     run("dirty-merge", test_dirty_merge);
     run("dirty-overflow", test_dirty_overflow);
+    run("dirty-map", test_dirty_map);
     run("lazy", test_lazy);
     run("victims", test_victims);
     run("readable", test_readable);
