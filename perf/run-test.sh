@@ -45,6 +45,23 @@ micro_done() {
 
 fine_done() { has_rows shuffled && has_rows part-; }
 
+# pnetcdf: rows of both drivers on one node and on 2 simulated nodes, none with errors, and
+# edonio's reads counted on each edonio row (pnc_part reads edonio's counters at PnetCDF's close
+# through MPI_File_close: a PnetCDF that closed another way would leave them at 0).
+pnetcdf_done() {
+    python3 - "$out/results.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["case"] == "pnetcdf"]
+bad = [r for r in rows if r["errors"] not in ("", "0")]
+for nodes in (False, True):
+    rs = [r for r in rows if ("+" in r["fs"]) == nodes]
+    if {r["driver"] for r in rs} != {"ufs", "edonio"}:
+        sys.exit(1)
+counted = all(int(r["edonio_fs_reads"] or 0) > 0 for r in rows if r["driver"] == "edonio")
+sys.exit(0 if counted and not bad else 1)
+PY
+}
+
 # Each default case of perf/run, by what it leaves: rows of results.csv, or a file of its own.
 default=$(sed -n 's/^cases="\(.*\)"$/\1/p' "$here/run" | head -n 1)
 for c in $default; do
@@ -52,6 +69,7 @@ for c in $default; do
         tables) check=(has_rows t5.) ;;
         ior) check=(has_rows ior-) ;;
         fine) check=(fine_done) ;;
+        pnetcdf) check=(pnetcdf_done) ;;
         legacy) check=(test -s "$out/legacy.csv") ;;
         scale) check=(test -s "$out/scale.csv") ;;
         micro) check=(micro_done) ;;
@@ -60,7 +78,8 @@ for c in $default; do
     if [ -f "$out/results.csv" ] && "${check[@]}"; then
         pass "perf/quick case $c"
     else
-        fail "perf/quick case $c" "no rows of both drivers without errors (see $log)"
+        fail "perf/quick case $c" "no rows of both drivers without errors (see $log)$(
+            grep -m1 -o "case $c SKIPPED: .*" "$log" | cut -c1-200 | sed 's/^/: /')"
     fi
 done
 for p in ratios.png fem_phases.png history.png; do
