@@ -265,6 +265,17 @@ int ADIOI_EDONIO_Cache_check(struct edonio_cache *c, ADIO_Offset off, ADIO_Offse
  * end overflows an MPI_Offset, else 0. Reads need no more: past the end of the file they are short.
  */
 int ADIOI_EDONIO_Range_check(ADIO_Offset off, ADIO_Offset len);
+/*
+ * May a read of [off, off + len) skip the cache (ADIOI_EDONIO_Cache_sieve)? 1 when no block of it
+ * is cached on this node (each hash bucket seen empty, without a lock) and it ends within the
+ * file's size as this node knows it. Asked before the file is read: a block cached (and written)
+ * after the question is a concurrent access; one that left the cache before it was written back
+ * first.
+ */
+int ADIOI_EDONIO_Cache_uncached(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len);
+/* Read [off, off + len) from the file in one operation, past the cache. errno or 0. */
+int ADIOI_EDONIO_Cache_sieve(struct edonio_cache *c, struct edonio_stats *st, void *buf,
+                             ADIO_Offset off, ADIO_Offset len);
 /* Read up to len bytes at off; *got is what the file holds there (less at its end). errno or 0. */
 int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,
                             ADIO_Offset off, ADIO_Offset len, ADIO_Offset *got);

@@ -879,6 +879,25 @@ static int bypass_io(struct edonio_cache *c, struct edonio_stats *st, char *buf,
     return *got > 0 ? fs_read(c, st, buf, (size_t)*got, off) : 0;
 }
 
+int ADIOI_EDONIO_Cache_uncached(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len)
+{
+    ADIO_Offset bs = c->hints.block_size;
+
+    if (len <= 0 || off + len > ADIOI_EDONIO_Size_get(c))
+        return 0;
+    for (int64_t b = off / bs; b <= (off + len - 1) / bs; b++)
+        if (edonio_may_hold(ADIOI_EDONIO_Node_segment(c, b), b))
+            return 0;
+    return 1;
+}
+
+int ADIOI_EDONIO_Cache_sieve(struct edonio_cache *c, struct edonio_stats *st, void *buf,
+                             ADIO_Offset off, ADIO_Offset len)
+{
+    st->misses++;
+    return fs_read(c, st, buf, (size_t)len, off);
+}
+
 int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,
                             ADIO_Offset off, ADIO_Offset len, ADIO_Offset *got)
 {

@@ -897,16 +897,67 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
 }
 
 /*
+ * A read's pieces i, i + 1, ... that one read of the file serves (a sieve, as ROMIO's data sieving
+ * reads for ufs): at least two, none more than a block past the one before it, their span at most
+ * 'max' bytes and not cached on this node (ADIOI_EDONIO_Cache_uncached, asked as the span grows).
+ * How many, or 0.
+ */
+static int64_t sieve_run(struct edonio_cache *c, const struct edonio_req *req, int64_t i,
+                         ADIO_Offset max)
+{
+    ADIO_Offset start = req->off[i], end = start + req->len[i], gap = c->hints.block_size;
+    int64_t j = i + 1;
+
+    if (!ADIOI_EDONIO_Cache_uncached(c, start, end - start))
+        return 0;
+    while (j < req->n && req->off[j] >= end && req->off[j] - end <= gap &&
+           req->off[j] + req->len[j] - start <= max &&
+           ADIOI_EDONIO_Cache_uncached(c, end, req->off[j] + req->len[j] - end)) {
+        end = req->off[j] + req->len[j];
+        j++;
+    }
+    return j - i >= 2 ? j - i : 0;
+}
+
+/*
+ * Read pieces [i, i + n) with one read of their span into 'win' (room for 'max' bytes, allocated
+ * at the first use), then copy each out to the request's memory. errno or 0.
+ */
+static int sieve_read(struct edonio_cache *c, struct edonio_stats *st, struct edonio_req *req,
+                      int64_t i, int64_t n, char **win, ADIO_Offset max)
+{
+    ADIO_Offset start = req->off[i];
+    int err;
+
+    if (*win == NULL && (*win = malloc((size_t)max)) == NULL)
+        return ENOMEM;
+    err = ADIOI_EDONIO_Cache_sieve(c, st, *win, start, req->off[i + n - 1] + req->len[i + n - 1] -
+                                                           start);
+    for (int64_t k = i; k < i + n && err == 0; k++) {
+        char *from = *win + (req->off[k] - start);
+        if (req->mem.flat != NULL) {
+            ADIOI_EDONIO_Mem_copy(&req->mem, from, req->len[k], 1);
+        } else {
+            memcpy(req->mem.buf + req->mem.in_blk, from, (size_t)req->len[k]);
+            req->mem.in_blk += req->len[k];
+        }
+    }
+    return err;
+}
+
+/*
  * This process's request on its own, through the cache like independent I/O: each piece straight
  * into or out of the segment that caches it here (a write: req->stored grows to the end of what
  * was written). Memory that is not contiguous goes through a bounce buffer of at most 'chunk'
- * bytes. errno or 0.
+ * bytes. A read's small pieces close together in blocks this node does not cache are read a span
+ * at a time (sieve_run: up to EDONIO_SIEVE_MAX), past the cache, where one read per piece
+ * (read_fill=none) or per block (block) would make a file operation each. errno or 0.
  */
 int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset chunk,
                                  struct edonio_req *req, int writing)
 {
-    ADIO_Offset got, wrote;
-    char *tmp = NULL;
+    ADIO_Offset got, wrote, max = chunk < EDONIO_SIEVE_MAX ? chunk : EDONIO_SIEVE_MAX;
+    char *tmp = NULL, *win = NULL;
     int err = 0;
 
     if (req->bytes == 0)
@@ -914,7 +965,12 @@ int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st
     if (req->mem.flat != NULL &&
         (tmp = malloc((size_t)(chunk < req->bytes ? chunk : req->bytes))) == NULL)
         return ENOMEM;
-    for (int64_t i = 0; i < req->n && err == 0; i++) {
+    for (int64_t i = 0, n; i < req->n && err == 0; i++) {
+        if (!writing && (n = sieve_run(c, req, i, max)) > 0) {
+            err = sieve_read(c, st, req, i, n, &win, max);
+            i += n - 1;
+            continue;
+        }
         for (ADIO_Offset done = 0; done < req->len[i] && err == 0;) {
             ADIO_Offset len = req->len[i] - done, off = req->off[i] + done;
             if (tmp != NULL && len > chunk)
@@ -938,5 +994,6 @@ int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st
         }
     }
     free(tmp);
+    free(win);
     return err;
 }

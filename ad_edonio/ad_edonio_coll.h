@@ -96,6 +96,8 @@ void ADIOI_EDONIO_Req_free(struct edonio_req *req);
 /* Bytes of the request before the file's end (what a read of it gets; past the end it is short). */
 MPI_Count ADIOI_EDONIO_Req_bytes_before(const struct edonio_req *req, ADIO_Offset size);
 void ADIOI_EDONIO_Mem_copy(struct edonio_mem *m, char *data, ADIO_Offset n, int to_mem);
+/* The longest span one read serves for a request's small pieces (ROMIO's ind_rd_buffer_size). */
+enum { EDONIO_SIEVE_MAX = 4 << 20 };
 int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset chunk,
                                  struct edonio_req *req, int writing);
 void ADIOI_EDONIO_Coll_window(const struct edonio_req *req, ADIO_Offset budget, long long w[2]);

@@ -16,6 +16,7 @@
  * (plus SLACK); every byte is checked after the sync, and with POSIX after the close.
  * 3. cyclic, independent: case 1's view, one MPI_File_write per rank, then a sync; and rank 0
  *    alone writing its part (the others' elements holes). One write per block here too.
+ * 4. the file of 3 read back through the view, one MPI_File_read per rank: one read per block.
  * Seen to fail on the code before issue 41's change, at every layout of 2 ranks or more (32 writes
  * now, or none until the sync on one node): case 1, 64,512 writes in the call at 4 ranks on 2
  * nodes (each owner applied each sender's pieces alone, one extent per element, and wrote its
@@ -139,6 +140,36 @@ static void case_cyclic(const char *filename, MPI_Datatype elem)
 }
 
 /*
+ * 4. The file read back through the view with one independent MPI_File_read per rank, its blocks
+ *    not cached: at most one file-system read per block (not one per piece); 'mine' must come back.
+ */
+static void read_back(const char *filename, MPI_Datatype view, MPI_Datatype elem,
+                      const unsigned char *mine, long long n)
+{
+    MPI_Info info = ct_info("romio_edonio_block_size", "16384", NULL);
+    unsigned char *got = malloc(SIZE);
+    long long reads, before;
+    MPI_File fh;
+
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDONLY, info, &fh));
+    MPI_Info_free(&info);
+    CT_MPI(MPI_File_set_view(fh, 0, elem, view, "native", MPI_INFO_NULL));
+    before = ct_stat_sum(fh, "fs_reads");
+    CT_MPI(MPI_File_read(fh, got, (int)n, elem, MPI_STATUS_IGNORE));
+    reads = ct_stat_sum(fh, "fs_reads") - before;
+    ct_compare("cyclic, the independent read", got, mine, 0, n * ELEM);
+    if (ct_rank == 0) {
+        printf("cyclic, independent reads: %lld file-system reads for %d blocks\n", reads, NBLOCKS);
+        CT_CHECK(reads <= NBLOCKS + SLACK,
+                 "cyclic, independent reads: %lld file-system reads for %d blocks of %d-byte "
+                 "pieces, at most %d expected",
+                 reads, NBLOCKS, ELEM, NBLOCKS + SLACK);
+    }
+    CT_MPI(MPI_File_close(&fh));
+    free(got);
+}
+
+/*
  * 3. The *-cyclic view of case 1 written with one independent MPI_File_write per rank ('alone':
  *    by rank 0 only, the other ranks' elements left as holes), then a sync.
  */
@@ -168,6 +199,8 @@ static void case_cyclic_independent(const char *filename, MPI_Datatype elem, int
     if (!alone || ct_rank == 0)
         CT_MPI(MPI_File_write(fh, mine, (int)n, elem, MPI_STATUS_IGNORE));
     sync_and_check(&fh, filename, want, &before, what);
+    if (!alone)
+        read_back(filename, view, elem, mine, n);
     MPI_Type_free(&view);
     free(want);
     free(mine);
