@@ -898,14 +898,17 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
 
 /*
  * A read's pieces i, i + 1, ... that one read of the file serves (a sieve, as ROMIO's data sieving
- * reads for ufs): at least two, none more than a block past the one before it, their span at most
- * 'max' bytes and not cached on this node (ADIOI_EDONIO_Cache_uncached, asked as the span grows).
- * How many, or 0.
+ * reads for ufs): at least two, their span at most 'max' bytes and not cached on this node
+ * (ADIOI_EDONIO_Cache_uncached, asked as the span grows). Where the kernel caches the file's pages
+ * (read_fill=none) a read costs little more than its copy, so no piece more than a block past the
+ * one before it joins; elsewhere a round trip costs more than reading a gap, so any piece within
+ * the span does, as in data sieving. How many, or 0.
  */
 static int64_t sieve_run(struct edonio_cache *c, const struct edonio_req *req, int64_t i,
                          ADIO_Offset max)
 {
-    ADIO_Offset start = req->off[i], end = start + req->len[i], gap = c->hints.block_size;
+    ADIO_Offset start = req->off[i], end = start + req->len[i];
+    ADIO_Offset gap = c->hints.read_fill == EDONIO_READ_FILL_NONE ? c->hints.block_size : max;
     int64_t j = i + 1;
 
     if (!ADIOI_EDONIO_Cache_uncached(c, start, end - start))
