@@ -42,8 +42,9 @@
 #                     peer's segments, a small piece beside a large one, memory with gaps);
 #                     everyone's bytes read at once, no sync
 #   t_coll_fine       fine-grained collective writes (a *-cyclic 2-D array, a shuffled indexed view
-#                     of 8-byte elements): at most one file-system write per block touched, every
-#                     byte checked (issue 41)
+#                     of 8-byte elements), and the *-cyclic view written and read back with
+#                     independent calls: at most one file-system write (read) per block touched,
+#                     every byte checked (issue 41)
 #   t_deliver         large deliveries of remote segments (sync, close) and a large collective
 #                     write through the owners: many whole blocks per owner, sent from where they
 #                     lie, beside pieces of a few bytes; every byte read back; also on 2 nodes
