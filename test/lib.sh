@@ -7,7 +7,9 @@ passed=0
 failed=0
 skipped=0
 xfailed=0
-: "${MPIEXEC:=mpiexec}"
+# MPICC, MPIFORT, MPIEXEC: MPICH's wrappers and launcher by name, unless the caller set them.
+# shellcheck source=SCRIPTDIR/../scripts/mpi-names.sh disable=SC1091
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/mpi-names.sh"
 # What the tests preload: the library, after the sanitizer runtime in the sanitizer run
 # (EDONIO_SANITIZER_RUNTIME), which must come first.
 edonio_preload() {

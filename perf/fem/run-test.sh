@@ -67,7 +67,7 @@ run_np() {
     fi
 }
 
-if mpicc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/fem" "$here/fem.c" >"$work/build.log" 2>&1
+if "$MPICC" -std=c11 -O2 -Wall -Wextra -Werror -o "$work/fem" "$here/fem.c" >"$work/build.log" 2>&1
 then
     for np in 1 2 3 4; do
         run_np "$np"

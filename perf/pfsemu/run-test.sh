@@ -108,7 +108,7 @@ fi
 
 # 2. MPI-IO through ufs and edonio: the IOR-like and strided cases of perf/cases/iobench.c
 # verify what they read back; the files of both drivers must reach the backing store equal.
-if mpicc -std=c11 -O2 -Wall -Wextra -o "$bin/iobench" "$here/../cases/iobench.c" \
+if "$MPICC" -std=c11 -O2 -Wall -Wextra -o "$bin/iobench" "$here/../cases/iobench.c" \
     >"$work/iobench-build.log" 2>&1; then
     # bytes each case writes on 2 ranks: 256 KiB each; strided in whole 1000-byte records
     declare -A want_bytes=([contig]=$((2 * 262144)) [strided]=$((2 * (262144 / 1000) * 1000)))

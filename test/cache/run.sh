@@ -86,9 +86,9 @@ build() {
     for t in $programs; do
         # t_syncs counts the library's calls of the MPI collectives it defines: export them
         if [ "$t" = t_syncs ]; then
-            mpicc "${cflags[@]}" -rdynamic -o "$bin/$t" "$here/$t.c"
+            "$MPICC" "${cflags[@]}" -rdynamic -o "$bin/$t" "$here/$t.c"
         else
-            mpicc "${cflags[@]}" -o "$bin/$t" "$here/$t.c"
+            "$MPICC" "${cflags[@]}" -o "$bin/$t" "$here/$t.c"
         fi
     done
 }

@@ -76,7 +76,7 @@ programs="t_overlap t_indep_atomic t_views"
 build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
     for t in $programs; do
-        mpicc "${cflags[@]}" -o "$bin/$t" "$here/$t.c"
+        "$MPICC" "${cflags[@]}" -o "$bin/$t" "$here/$t.c"
     done
 }
 
@@ -208,7 +208,7 @@ test_romio_atomicity() {
         skip "coll/romio-atomicity" "no test/atomicity.c in ROMIO_BUILDDIR (or ROMIO_SRCDIR)"
         return
     fi
-    if ! mpicc -g -O2 -o "$bin/atomicity" "$src" >"$work/atomicity-build.log" 2>&1; then
+    if ! "$MPICC" -g -O2 -o "$bin/atomicity" "$src" >"$work/atomicity-build.log" 2>&1; then
         fail "coll/romio-atomicity" "build: $(failure_lines "$work/atomicity-build.log")"
         return
     fi

@@ -17,16 +17,16 @@ deep=$(deep_dir "$data")
 build() {
     local cflags="-std=c11 -O1 -g -Wall -Wextra -Werror"
     for t in t_driver t_errors t_types t_nospace t_handles t_sharing t_badinput t_shfp t_killed; do
-        mpicc $cflags -o "$bin/$t" "$here/$t.c"
+        "$MPICC" $cflags -o "$bin/$t" "$here/$t.c"
     done
-    mpicc $cflags -o "$bin/t_faults" "$here/t_faults.c" -ldl
+    "$MPICC" $cflags -o "$bin/t_faults" "$here/t_faults.c" -ldl
     # -rdynamic: the collectives it defines must take the calls of the preloaded library
-    mpicc $cflags -rdynamic -o "$bin/t_collectives" "$here/t_collectives.c" -ldl
+    "$MPICC" $cflags -rdynamic -o "$bin/t_collectives" "$here/t_collectives.c" -ldl
     # The failing file system the fault tests preload (fault.c), with the stock compiler.
     gcc -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -o "$bin/fault.so" "$here/fault.c" -ldl
-    mpifort -O1 -g -I"$here/.." -o "$bin/t_fortran" "$here/t_fortran.f90"
+    "$MPIFORT" -O1 -g -I"$here/.." -o "$bin/t_fortran" "$here/t_fortran.f90"
     # The link-order way: -ledonio before the -lmpich that mpicc adds.
-    mpicc $cflags -o "$bin/t_driver_linked" "$here/t_driver.c" -L"$builddir/.libs" -ledonio
+    "$MPICC" $cflags -o "$bin/t_driver_linked" "$here/t_driver.c" -L"$builddir/.libs" -ledonio
 }
 
 # Preloaded, with the file system forced or chosen by prefix.
@@ -215,7 +215,7 @@ test_fortran() {
 # calls and edonio's two public calls.
 test_symbols() {
     local host ours missing leaked
-    host=$(mpicc -print-file-name=libmpich.so 2>/dev/null)
+    host=$("$MPICC" -print-file-name=libmpich.so 2>/dev/null)
     [ -f "$host" ] || host=$(ldconfig -p | awk '/libmpich.so.12 /{print $NF; exit}')
     ours=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort -u)
     missing=$({

@@ -23,21 +23,21 @@ build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror -I"$inc") t
     local link=(-L"$libdir" -ledonio -Wl,-rpath,"$libdir")
     for t in t_do t_pfs t_piofs; do
-        mpicc "${cflags[@]}" -o "$bin/$t" "$here/$t.c" "${link[@]}"
+        "$MPICC" "${cflags[@]}" -o "$bin/$t" "$here/$t.c" "${link[@]}"
     done
     gcc -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -o "$bin/fault.so" \
         "$here/../edonio/fault.c" -ldl
     # t_do_fortran has the manual's plain include 'fnx.h': gfortran warns about fnx.h's two
     # #define lines (only cpp's #include "fnx.h" sees them); shown only if the build fails.
-    mpifort -O1 -g -ffree-form -I"$inc" -I"$here/.." -o "$bin/t_do_fortran" \
+    "$MPIFORT" -O1 -g -ffree-form -I"$inc" -I"$here/.." -o "$bin/t_do_fortran" \
         "$here/t_do_fortran.f90" "${link[@]}" 2>"$work/t_do_fortran.build.log" ||
         { cat "$work/t_do_fortran.build.log"; exit 1; }
-    mpifort -O1 -g -cpp -Wall -I"$inc" -I"$here/.." -o "$bin/t_pfs_fortran" \
+    "$MPIFORT" -O1 -g -cpp -Wall -I"$inc" -I"$here/.." -o "$bin/t_pfs_fortran" \
         "$here/t_pfs_fortran.F90" \
         "${link[@]}"
-    mpifort -O1 -g -cpp -ffixed-line-length-none -I"$inc" -o "$bin/example" "$here/example.F" \
+    "$MPIFORT" -O1 -g -cpp -ffixed-line-length-none -I"$inc" -o "$bin/example" "$here/example.F" \
         "${link[@]}"
-    mpifort -O1 -g -cpp -ffixed-line-length-none -DUSE_NX -I"$inc" -o "$bin/example_nx" \
+    "$MPIFORT" -O1 -g -cpp -ffixed-line-length-none -DUSE_NX -I"$inc" -o "$bin/example_nx" \
         "$here/example.F" "${link[@]}"
 }
 

@@ -36,9 +36,9 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 
 build() {
     local link=(-L"$libdir" -ledonio -Wl,-rpath,"$libdir")
-    mpicc -std=c11 -O1 -g -Wall -Wextra -Werror -I"$inc" -I"$here/../legacy" \
+    "$MPICC" -std=c11 -O1 -g -Wall -Wextra -Werror -I"$inc" -I"$here/../legacy" \
         -o "$bin/t_longname" "$here/t_longname.c" "${link[@]}"
-    mpifort -O1 -g -cpp -Wall -I"$inc" -I"$here/.." -o "$bin/t_longname_fortran" \
+    "$MPIFORT" -O1 -g -cpp -Wall -I"$inc" -I"$here/.." -o "$bin/t_longname_fortran" \
         "$here/t_longname_fortran.F90" "${link[@]}"
 }
 
