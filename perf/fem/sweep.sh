@@ -17,12 +17,15 @@
 #   --grids LIST  grids for the procs sweep, e.g. "100x100x100 200x200x200"
 #   --reps N      repetitions per run, averaged in the tables, one CSV row each (default 3)
 #   --quick       small grids and "1 2 4" ranks: checks the sweep itself in about 20 seconds
-#   --fem BIN     use this fem binary instead of building perf/fem/fem.c with mpicc
+#   --fem BIN     use this fem binary instead of building perf/fem/fem.c with $MPICC
+#
+# Environment: MPICC, MPIEXEC (default mpicc.mpich, mpiexec.mpich: scripts/mpi-names.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 : "${EDONIO_LIB:?set EDONIO_LIB to the libedonio.so to measure}"
-: "${MPIEXEC:=mpiexec}"
+# shellcheck source=SCRIPTDIR/../../scripts/mpi-names.sh disable=SC1091
+. "$here/../../scripts/mpi-names.sh"
 
 out=./fem-sweep
 data=""
@@ -71,7 +74,7 @@ fi
 
 if [ -z "$fem" ]; then
     fem="$out/fem"
-    mpicc -std=c11 -O2 -Wall -Wextra -o "$fem" "$here/fem.c"
+    "$MPICC" -std=c11 -O2 -Wall -Wextra -o "$fem" "$here/fem.c"
 fi
 
 grid_opts() { # 200x100x50 -> -x 200 -y 100 -z 50

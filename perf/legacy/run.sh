@@ -5,9 +5,13 @@
 # against the direct calls, and writes it as CSV.
 #
 #   perf/legacy/run.sh --builddir DIR [--workdir DIR] [--np N] [--reps R] [--csv FILE]
+#
+# Environment: MPICC, MPIEXEC (default mpicc.mpich, mpiexec.mpich: scripts/mpi-names.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/../../scripts/mpi-names.sh disable=SC1091
+. "$here/../../scripts/mpi-names.sh"
 builddir="" work="" np=4 reps=3 csv=""
 while [ $# -gt 0 ]; do
     case $1 in
@@ -24,7 +28,7 @@ libdir=$(realpath "$builddir/.libs")
 work=${work:-$(mktemp -d)}
 mkdir -p "$work/data"
 csv=${csv:-$work/legacy-perf.csv}
-mpicc -std=c11 -O2 -Wall -Wextra -Werror -I"$here/../../include" -o "$work/progs" \
+"$MPICC" -std=c11 -O2 -Wall -Wextra -Werror -I"$here/../../include" -o "$work/progs" \
     "$here/progs.c" -L"$libdir" -ledonio -Wl,-rpath,"$libdir"
 
 # median PROG FORM FS: the median of reps runs' seconds.
@@ -32,7 +36,7 @@ median() {
     local prog=$1 form=$2 fs=$3 r
     for r in $(seq "$reps"); do
         rm -f "$work/data/"prog*
-        ROMIO_FSTYPE_FORCE=$fs: mpiexec -n "$np" "$work/progs" "$prog" "$form" "$work/data" |
+        ROMIO_FSTYPE_FORCE=$fs: "$MPIEXEC" -n "$np" "$work/progs" "$prog" "$form" "$work/data" |
             awk '/^seconds/{print $2}'
     done | sort -g | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'
 }
