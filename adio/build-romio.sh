@@ -12,7 +12,8 @@ set -euo pipefail
 src=""
 cache=""
 patches=""
-cc=mpicc
+# configure passes its MPICC; by hand, MPICH's wrapper by name (plain mpicc may be Open MPI's).
+cc=mpicc.mpich
 print_only=no
 # The file systems ROMIO is built with: ufs is the baseline edonio is compared with, nfs and testfs
 # come for free, edonio is ours (its sources are compiled by edonio's own build, see Makefile.am).
