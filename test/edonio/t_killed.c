@@ -20,7 +20,9 @@
  * PATTERN:
  *   sparse  record i (1,000 B) at i * 8192: no 64 KiB block is ever full
  *   dense   record i at i * 1000
- *   small   10,000 records of 100 B, record i at i * 100, by rank i mod P: interleaved
+ *   small   10,000 records of 100 B, record i at i * 100, by rank i mod P: interleaved (across
+ *           nodes a process's copy of a block holds more than 128 of its pieces: its map, which
+ *           the keeper must walk; 169 of 10,000 records kept when it skipped mapped blocks)
  *   remote  sparse, but each rank writes only records whose block another rank owns
  *   twice   sparse records written with one value, then a collective write, then the same bytes
  *           with another: the file must hold the second
