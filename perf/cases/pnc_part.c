@@ -187,13 +187,34 @@ static long long wait_all(int ncid, int reqs[NVARS])
     return bad;
 }
 
+/*
+ * Post every variable's part (a put, or a get), wait for all, close: the values wrong, and the
+ * phase's times since t0 (total, open part, close part) in t[0..2].
+ */
+static long long transfer(int ncid, const int varids[NVARS], struct part parts[NVARS], int put,
+                          double t0, double t[3])
+{
+    int reqs[NVARS];
+    long long bad;
+    double t1;
+
+    t[1] = MPI_Wtime() - t0;
+    for (int v = 0; v < NVARS; v++)
+        post(ncid, varids[v], &parts[v], put, &reqs[v]);
+    bad = wait_all(ncid, reqs);
+    t1 = MPI_Wtime();
+    ok(ncmpi_close(ncid), "ncmpi_close");
+    t[2] = MPI_Wtime() - t1;
+    t[0] = MPI_Wtime() - t0;
+    return bad;
+}
+
 /* The write phase: its times (total, open part, close part) on this rank in t[0..2]. */
 static long long write_phase(const char *path, MPI_Info info, MPI_Offset rows, MPI_Offset cols,
                              struct part parts[NVARS], double t[3])
 {
-    int ncid, dims[2], varids[NVARS], reqs[NVARS];
-    long long bad;
-    double t0, t1;
+    int ncid, dims[2], varids[NVARS];
+    double t0;
 
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
@@ -203,38 +224,21 @@ static long long write_phase(const char *path, MPI_Info info, MPI_Offset rows, M
     for (int v = 0; v < NVARS; v++)
         ok(ncmpi_def_var(ncid, part_names[v], NC_DOUBLE, 2, dims, &varids[v]), "ncmpi_def_var");
     ok(ncmpi_enddef(ncid), "ncmpi_enddef");
-    t[1] = MPI_Wtime() - t0;
-    for (int v = 0; v < NVARS; v++)
-        post(ncid, varids[v], &parts[v], 1, &reqs[v]);
-    bad = wait_all(ncid, reqs);
-    t1 = MPI_Wtime();
-    ok(ncmpi_close(ncid), "ncmpi_close");
-    t[2] = MPI_Wtime() - t1;
-    t[0] = MPI_Wtime() - t0;
-    return bad;
+    return transfer(ncid, varids, parts, 1, t0, t);
 }
 
 /* The read phase, as write_phase. */
 static long long read_phase(const char *path, MPI_Info info, struct part parts[NVARS], double t[3])
 {
-    int ncid, varids[NVARS], reqs[NVARS];
-    long long bad;
-    double t0, t1;
+    int ncid, varids[NVARS];
+    double t0;
 
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
     ok(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, info, &ncid), "ncmpi_open");
     for (int v = 0; v < NVARS; v++)
         ok(ncmpi_inq_varid(ncid, part_names[v], &varids[v]), "ncmpi_inq_varid");
-    t[1] = MPI_Wtime() - t0;
-    for (int v = 0; v < NVARS; v++)
-        post(ncid, varids[v], &parts[v], 0, &reqs[v]);
-    bad = wait_all(ncid, reqs);
-    t1 = MPI_Wtime();
-    ok(ncmpi_close(ncid), "ncmpi_close");
-    t[2] = MPI_Wtime() - t1;
-    t[0] = MPI_Wtime() - t0;
-    return bad;
+    return transfer(ncid, varids, parts, 0, t0, t);
 }
 
 int main(int argc, char **argv)

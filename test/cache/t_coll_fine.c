@@ -112,18 +112,26 @@ static MPI_File open_fresh(const char *filename)
     return fh;
 }
 
-static void case_cyclic(const char *filename, MPI_Datatype elem)
+/* This rank's columns of the ROWS x COLS array, *-cyclic: column c to rank c mod P. */
+static MPI_Datatype cyclic_view(MPI_Datatype elem)
 {
     int gsizes[2] = {ROWS, COLS}, distribs[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_CYCLIC},
         dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 1}, psizes[2] = {1, ct_nprocs};
-    unsigned char *want = malloc(SIZE), *mine = malloc(SIZE);
-    long long n = 0, before;
     MPI_Datatype view;
-    MPI_File fh = open_fresh(filename);
 
     MPI_Type_create_darray(ct_nprocs, ct_rank, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C,
                            elem, &view);
     MPI_Type_commit(&view);
+    return view;
+}
+
+static void case_cyclic(const char *filename, MPI_Datatype elem)
+{
+    unsigned char *want = malloc(SIZE), *mine = malloc(SIZE);
+    long long n = 0, before;
+    MPI_Datatype view = cyclic_view(elem);
+    MPI_File fh = open_fresh(filename);
+
     for (long long e = 0; e < NELEM; e++) {
         element(want + e * ELEM, e, 1);
         if (e % COLS % ct_nprocs == ct_rank) /* this rank's, in file order */
@@ -175,17 +183,12 @@ static void read_back(const char *filename, MPI_Datatype view, MPI_Datatype elem
  */
 static void case_cyclic_independent(const char *filename, MPI_Datatype elem, int alone)
 {
-    int gsizes[2] = {ROWS, COLS}, distribs[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_CYCLIC},
-        dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 1}, psizes[2] = {1, ct_nprocs};
     unsigned char *want = calloc(1, SIZE), *mine = malloc(SIZE);
     long long n = 0, before;
     const char *what = alone ? "cyclic, rank 0's independent write" : "cyclic, independent writes";
-    MPI_Datatype view;
+    MPI_Datatype view = cyclic_view(elem);
     MPI_File fh = open_fresh(filename);
 
-    MPI_Type_create_darray(ct_nprocs, ct_rank, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C,
-                           elem, &view);
-    MPI_Type_commit(&view);
     for (long long e = 0; e < NELEM; e++) {
         int who = (int)(e % COLS % ct_nprocs);
         if (!alone || who == 0)
