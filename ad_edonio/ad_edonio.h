@@ -225,8 +225,6 @@ int ADIOI_EDONIO_Agree_flag(MPI_Comm comm, const char *myname, const char *filen
                             int flag, int *any);
 int ADIOI_EDONIO_Agree_max(MPI_Comm comm, const char *myname, const char *filename, int my_errno,
                            long long value, long long *max);
-int ADIOI_EDONIO_Agree_maxv(MPI_Comm comm, const char *myname, const char *filename, int my_errno,
-                            int n, const long long *values, long long *max);
 int ADIOI_EDONIO_Lock_range(int fd_sys, int type, ADIO_Offset start, ADIO_Offset len);
 /*
  * Waiting for the other processes (ad_edonio_common.c). Where a file's processes crowd a machine

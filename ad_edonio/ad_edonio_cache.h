@@ -60,18 +60,6 @@ struct edonio_node {
     uint64_t key, cookie;
 };
 
-/*
- * Pieces that a collective write on one node holds back for its owners (ADIOI_EDONIO_Cache_write
- * while the cache's 'defer' points here): where each goes in the file, in the order met, and its
- * bytes one after the other.
- */
-struct edonio_defer {
-    ADIO_Offset *off, *len;
-    int64_t n, cap;
-    char *bytes;
-    size_t used, room;
-};
-
 /* The cache of one file (see above). */
 struct edonio_cache {
     struct edonio_hints hints; /* its shape and behaviour: rank 0's at open */
@@ -109,10 +97,6 @@ struct edonio_cache {
                                 * MPI_Barrier must put the writes where other nodes read them
                                 * (ad_edonio_visible.c) */
     ADIO_Offset fits;          /* the file system can hold a file this long (checked) */
-    struct edonio_defer *defer; /* during a collective write on one node: a piece whose slot
-                                 * has no room for another dirty extent waits here for its
-                                 * owner (ad_edonio_io_coll.c), instead of sending the slot's
-                                 * extents to the file one by one */
     struct edonio_node node;
     unsigned char *fetch_buf;  /* one block: bytes on their way between the file and a slot */
     int refs;                  /* handles that point here; fd_sys < 0 once closed */

@@ -368,68 +368,12 @@ static int32_t read_begin(struct edonio_cache *c, struct edonio_stats *st,
     return slot;
 }
 
-/* How many dirty extents a held slot's list would have with [lo, hi) added (1 with a map: it
- * takes any number). */
-static uint32_t extents_after(const struct edonio_slot *s, uint32_t lo, uint32_t hi)
-{
-    uint32_t touched = 0;
-
-    if (edonio_dirty_mapped(s))
-        return 1;
-    for (uint32_t i = 0; i < s->ndirty; i++)
-        touched += s->dirty[i].lo <= hi && lo <= s->dirty[i].hi;
-    return s->ndirty + 1 - touched;
-}
-
-/*
- * Extents a collective write on one node leaves free in a slot for its owner's pass
- * (ADIOI_EDONIO_Cache_apply_writes in file order): there a hole between two extents fills from
- * its start, joined to the extent before it, but the block's first bytes may start one more.
- */
-enum { DEFER_ROOM = 2 };
-
-/*
- * Hold a piece back for its owner (c->defer: a collective write on one node), its bytes copied:
- * its slot's extents are nearly full, and the other processes' pieces, still arriving, may join
- * them. 1 when held back; 0 when not (no memory for it: the slot takes it, as any write).
- */
-static int defer_piece(struct edonio_cache *c, int64_t block, uint32_t lo, uint32_t hi,
-                       const void *in)
-{
-    struct edonio_defer *d = c->defer;
-
-    if (d->n == d->cap) {
-        int64_t cap = d->cap ? 2 * d->cap : 1024;
-        ADIO_Offset *off = realloc(d->off, (size_t)cap * sizeof(*off));
-        if (off != NULL)
-            d->off = off;
-        ADIO_Offset *len = off != NULL ? realloc(d->len, (size_t)cap * sizeof(*len)) : NULL;
-        if (len == NULL)
-            return 0;
-        d->len = len;
-        d->cap = cap;
-    }
-    if (d->used + (hi - lo) > d->room) {
-        size_t room = 2 * (d->room + (hi - lo));
-        char *bytes = realloc(d->bytes, room);
-        if (bytes == NULL)
-            return 0;
-        d->bytes = bytes;
-        d->room = room;
-    }
-    memcpy(d->bytes + d->used, in, hi - lo);
-    d->used += hi - lo;
-    d->off[d->n] = block_start(c, block) + lo;
-    d->len[d->n++] = hi - lo;
-    return 1;
-}
-
 /*
  * Write [lo, hi) of block into a held segment: the extent recorded, the slot marked busy and
  * returned (the caller copies the bytes in after letting the lock go, then calls copy_done); or
- * EDONIO_NO_SLOT when done or failed (*err): without a slot, the bytes went to the file, or wait
- * for their owner (defer_piece). A copy that fails leaves its range's bytes unspecified, as a
- * failed write leaves a file's. *was_whole (when not NULL): the block was written whole before.
+ * EDONIO_NO_SLOT when done or failed (*err): without a slot, the bytes went to the file. A copy
+ * that fails leaves its range's bytes unspecified, as a failed write leaves a file's. *was_whole
+ * (when not NULL): the block was written whole before.
  */
 static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
                            struct edonio_segment *seg, int64_t block, uint32_t lo, uint32_t hi,
@@ -448,10 +392,6 @@ static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
         c->wrote_peer_remote = 1;           /* ADIOI_EDONIO_Cache_may_deliver */
     if (was_whole != NULL)
         *was_whole = written_whole(seg, s);
-    /* a collective write on one node: the piece waits for its owner rather than fill the slot */
-    if (c->defer != NULL && extents_after(s, lo, hi) > EDONIO_MAX_EXTENTS - DEFER_ROOM &&
-        defer_piece(c, block, lo, hi, in))
-        return EDONIO_NO_SLOT;
     edonio_copy_begin(s, lo, hi, 1); /* before the extent: is it over bytes written already? */
     if (edonio_dirty_add(s, lo, hi) != 0) { /* the list is full: a map, else write them back */
         if (ADIOI_EDONIO_Node_back_map(c, seg, slot) == 0)

@@ -177,19 +177,7 @@ void ADIOI_EDONIO_Reduce_small(MPI_Comm comm, MPI_Op op, int n, const long long 
 int ADIOI_EDONIO_Agree_max(MPI_Comm comm, const char *myname, const char *filename, int my_errno,
                            long long value, long long *max)
 {
-    long long all = 0;
-    int code = ADIOI_EDONIO_Agree_maxv(comm, myname, filename, my_errno, 1, &value, &all);
-
-    if (max != NULL)
-        *max = all;
-    return code;
-}
-
-/* The same with n values (at most EDONIO_REDUCE_SMALL_MAX - 1), each the largest of all. */
-int ADIOI_EDONIO_Agree_maxv(MPI_Comm comm, const char *myname, const char *filename, int my_errno,
-                            int n, const long long *values, long long *max)
-{
-    long long mine[EDONIO_REDUCE_SMALL_MAX] = {0}, all[EDONIO_REDUCE_SMALL_MAX];
+    long long mine[2] = {0, value}, all[2];
     char text[MPI_MAX_ERROR_STRING];
     int rank, nprocs, first;
 
@@ -197,9 +185,9 @@ int ADIOI_EDONIO_Agree_maxv(MPI_Comm comm, const char *myname, const char *filen
     MPI_Comm_size(comm, &nprocs);
     if (my_errno != 0) /* the lowest failing rank wins the maximum */
         mine[0] = ((long long)(nprocs - rank) << 32) | (unsigned)my_errno;
-    memcpy(mine + 1, values, (size_t)n * sizeof(*values));
-    ADIOI_EDONIO_Reduce_small(comm, MPI_MAX, n + 1, mine, all);
-    memcpy(max, all + 1, (size_t)n * sizeof(*max));
+    ADIOI_EDONIO_Reduce_small(comm, MPI_MAX, 2, mine, all);
+    if (max != NULL)
+        *max = all[1];
     if (all[0] == 0)
         return MPI_SUCCESS;
     if (my_errno != 0)

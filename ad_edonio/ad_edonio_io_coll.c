@@ -155,27 +155,16 @@ static struct write_plan plan_write(ADIO_File fd, struct edonio_cache *c,
     return (struct write_plan){!all[2] && !all[3], all[3] != 0, {all[0], all[1]}};
 }
 
-/*
- * Each process puts its own pieces in place (one node, romio_edonio_coll_path=auto; or
- * romio_cb_write=disable). On one node, a piece whose slot has no room for another dirty extent is
- * held back in d (ADIOI_EDONIO_Cache_write, c->defer) rather than sending the slot's extents to
- * the file one by one: other processes' pieces, arriving meanwhile in any order, may join them
- * (finish_write).
- */
-static int write_own(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req,
-                     struct edonio_defer *d)
+/* Each process puts its own pieces in place (one node, romio_edonio_coll_path=auto; or
+ * romio_cb_write=disable). Pieces of many processes interleaved in a block join in its slot (its
+ * map, past 128 of them): one write per block. */
+static int write_own(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req)
 {
-    int err;
-
-    c->defer = c->nodes_apart ? NULL : d;
-    err = ADIOI_EDONIO_Req_independent(c, &edonio_handle(fd)->stats, ADIOI_EDONIO_Coll_budget(fd),
-                                       req, 1);
-    c->defer = NULL;
-    return err;
+    return ADIOI_EDONIO_Req_independent(c, &edonio_handle(fd)->stats, ADIOI_EDONIO_Coll_budget(fd),
+                                        req, 1);
 }
 
-static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req,
-                      struct edonio_defer *d)
+static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req)
 {
     struct edonio_stats *st = &edonio_handle(fd)->stats;
     ADIO_Offset budget = ADIOI_EDONIO_Coll_budget(fd);
@@ -188,7 +177,7 @@ static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *r
         return write_through_owners(fd, c, req, c->bypass ? EDONIO_KEEP_NONE : EDONIO_KEEP_ALL,
                                     c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY, NULL);
     if (cb_disabled(fd, 1) || (coll_auto && !c->nodes_apart))
-        return write_own(fd, c, req, d);
+        return write_own(fd, c, req);
     if (!coll_auto) /* coll_path=exchange: across nodes, the owners keep their nodes' pieces */
         return write_through_owners(fd, c, req,
                                     c->nodes_apart ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL,
@@ -201,54 +190,6 @@ static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *r
     return write_through_owners(fd, c, req, EDONIO_KEEP_REACHED,
                                 plan.deliver ? EDONIO_DELIVER_ALL_IN : EDONIO_NO_DELIVERY,
                                 plan.window);
-}
-
-/*
- * The pieces held back by write_own go to their owners in one pass through them, which applies
- * every process's in file order, so that a block's extents join (ad_edonio_coll.c, file_order): a
- * shuffled fine-grained view on 4 ranks made one file write per 10 bytes put in place, every
- * block's 128 extents sent back each time they filled. errno or 0; the stored end in req.
- */
-static int write_deferred(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req,
-                          struct edonio_defer *d)
-{
-    struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_WRITE, EDONIO_KEEP_ALL);
-    char **where = malloc(((size_t)d->n + 1) * sizeof(*where));
-    struct edonio_req held;
-    int err = where == NULL ? ENOMEM : 0;
-    size_t at = 0;
-
-    for (int64_t k = 0; where != NULL && k < d->n; k++) {
-        where[k] = d->bytes + at;
-        at += (size_t)d->len[k];
-    }
-    ADIOI_EDONIO_Req_pieces(&held, d->off, d->len, where, where != NULL ? d->n : 0);
-    int e = ADIOI_EDONIO_Coll_run(&pass, &held, 1, NULL, NULL); /* collective: even with none */
-    if (held.stored > req->stored)
-        req->stored = held.stored;
-    free(where);
-    return err ? err : e;
-}
-
-/*
- * A write's outcome on every process, as finish; its one reduction also says whether any process
- * held pieces back (write_own), and then every process takes part in their pass and agrees again.
- */
-static void finish_write(ADIO_File fd, struct edonio_cache *c, const char *myname, int err,
-                         struct edonio_req *req, struct edonio_defer *d, int *error_code)
-{
-    long long mine[2] = {req->stored, d->n > 0}, all[2];
-
-    fd->fp_sys_posn = -1;
-    *error_code = ADIOI_EDONIO_Agree_maxv(fd->comm, myname, fd->filename, err, 2, mine, all);
-    ADIOI_EDONIO_Size_max(c, all[0]);
-    if (all[1] != 0) {
-        int e = write_deferred(fd, c, req, d);
-        finish(fd, c, myname, err ? err : e, req->stored, error_code);
-    }
-    free(d->off);
-    free(d->len);
-    free(d->bytes);
 }
 
 void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
@@ -272,10 +213,8 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
         req.bytes = 0;
     }
     c->wrote |= req.bytes > 0;
-    struct edonio_defer held = {0};
-    int e = write_coll(fd, c, &req, &held);
-    err = err ? err : e;
-    finish_write(fd, c, myname, err, &req, &held, error_code);
+    int e = write_coll(fd, c, &req);
+    finish(fd, c, myname, err ? err : e, req.stored, error_code);
     if (*error_code == MPI_SUCCESS)
         MPIR_Status_set_bytes(status, datatype, req.bytes);
     ADIOI_EDONIO_Req_free(&req);
