@@ -844,7 +844,8 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
  */
 void ADIOI_EDONIO_Coll_window(const struct edonio_req *req, ADIO_Offset budget, long long w[2])
 {
-    struct edonio_extents x = {req->off, req->len, req->n, 0, 0};
+    struct edonio_extents x = {(const edonio_off64 *)req->off, (const edonio_off64 *)req->len,
+                               req->n, 0, 0};
 
     w[0] = edonio_plan_next(&x);
     w[1] = edonio_plan_limit(&x, budget);
@@ -863,7 +864,8 @@ void ADIOI_EDONIO_Coll_window(const struct edonio_req *req, ADIO_Offset budget, 
 int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req, int active,
                           const long long *first, int *anyone)
 {
-    struct edonio_extents x = {req->off, req->len, active ? req->n : 0, 0, 0};
+    struct edonio_extents x = {(const edonio_off64 *)req->off, (const edonio_off64 *)req->len,
+                               active ? req->n : 0, 0, 0};
     struct round r;
     int err = 0;
 

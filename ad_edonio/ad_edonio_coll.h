@@ -12,8 +12,9 @@
 #include "ad_edonio_plan.h"
 #include "adioi.h"
 
-/* The plan's offsets are the file's. */
-_Static_assert(_Generic((ADIO_Offset)0, int64_t : 1, default : 0), "ADIO_Offset is not int64_t");
+/* The plan's offsets are the file's (long over MPICH, long long over Open MPI: both 64 bits). */
+_Static_assert(sizeof(ADIO_Offset) == sizeof(int64_t) && (ADIO_Offset)-1 < 0,
+               "ADIO_Offset is not a signed 64-bit integer");
 
 /*
  * Tags of the passes' point-to-point messages on the handle's communicator (ROMIO's duplicate of

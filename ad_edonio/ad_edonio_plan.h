@@ -17,9 +17,13 @@
 
 #define EDONIO_PLAN_NONE INT64_MAX /* no more bytes */
 
+/* A 64-bit offset as the driver holds it: ROMIO's ADIO_Offset, which is long over MPICH and long
+ * long over Open MPI, read through a type that may alias either. */
+typedef int64_t edonio_off64 __attribute__((may_alias));
+
 /* A process's extents in a pass, in file order (non-overlapping), and how far it has got. */
 struct edonio_extents {
-    const int64_t *off, *len;
+    const edonio_off64 *off, *len;
     int64_t n;
     int64_t i;    /* the next extent */
     int64_t done; /* bytes of extent i already taken */

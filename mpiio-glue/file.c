@@ -1,7 +1,8 @@
 /*
  * edonio: MPI_File handles for ROMIO.
  *
- * An MPI_File is ROMIO's file structure itself (MPICH's mpi.h declares it so). Fortran handles are
+ * An MPI_File is ROMIO's file structure itself (MPICH's mpi.h declares it so; over Open MPI,
+ * mpiio-glue/openmpi.h makes it so). Fortran handles are
  * indices into ROMIO's table ADIOI_Ftable, which ROMIO's close clears; a file keeps its index
  * (fortran_handle), and freed slots are reused, so a long run that opens and closes many files
  * from Fortran does not grow the table without bound.
@@ -14,13 +15,15 @@ enum { FTABLE_GROW = 1024 };
 
 MPI_File MPIO_File_create(int size)
 {
+    edonio_error_codes_init(); /* before an open's error codes pass between processes */
     /* ROMIO frees a half-opened file with ADIOI_Free, so allocate with ROMIO's allocator. */
     return (MPI_File)ADIOI_Calloc(size, 1);
 }
 
+/* Over Open MPI, MPI_FILE_NULL is an address of Open MPI's, not 0 (mpiio-glue/openmpi.h). */
 ADIO_File MPIO_File_resolve(MPI_File mpi_fh)
 {
-    return mpi_fh;
+    return mpi_fh == MPI_FILE_NULL ? NULL : mpi_fh;
 }
 
 void MPIO_File_free(MPI_File *mpi_fh)
