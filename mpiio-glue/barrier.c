@@ -163,6 +163,14 @@ int MPI_Barrier(MPI_Comm comm)
     if (rc == MPI_SUCCESS && dup == MPI_COMM_NULL) {
         int mine = ADIOI_EDONIO_Visible_pending();
         rc = PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_BOR, comm);
+#ifdef OPEN_MPI
+        /* Open MPI 4.1's MPI_Comm_dup spins in its context-id agreement while an MPI_Comm_idup
+         * of the same communicator is pending in another process (4 ranks hung in
+         * MPI_File_open's dup): every process started its duplicates before this allreduce
+         * could end, so they are waited for now. */
+        while (rc == MPI_SUCCESS && started != NULL)
+            rc = made(started);
+#endif
     } else if (rc == MPI_SUCCESS) {
         rc = disseminate(dup, ADIOI_EDONIO_Visible_pending(), &any);
     }

@@ -205,6 +205,12 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
         *errhandler = MPI_ERRHANDLER_NULL;
         return err;
     }
+    /* A predefined handler MPI_File_get_errhandler returned holds no host reference: Open MPI
+     * counts references to its predefined objects too, and would free one at MPI_Finalize. */
+    if (errhandler != NULL && is_predefined(*errhandler)) {
+        *errhandler = MPI_ERRHANDLER_NULL;
+        return MPI_SUCCESS;
+    }
     host_free = (host_free_fn *)host_symbol("PMPI_Errhandler_free");
     return host_free ? host_free(errhandler) : MPI_ERR_INTERN;
 }

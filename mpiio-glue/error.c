@@ -14,6 +14,15 @@
  * Codes are recycled from a small ring per class, since the MPI library holds only so many
  * dynamic codes; a message stays readable until its class has failed RING_SIZE more times.
  *
+ * ROMIO hands error codes from one process to the others (a broadcast of the opening process's
+ * code, a maximum over all of them). MPICH's dynamic codes carry their class in their bits, so
+ * any process reads a code of another's class right. Open MPI's are numbered in the order a
+ * process adds them, so there every process adds the rings of all predefined classes at once, in
+ * the same order, at its first open (or error): a code then means the same class in every
+ * process (unless the program itself added codes before on some processes only). Its message is
+ * the process's own: edonio's agreements pass the failing process's message on
+ * (ad_edonio_cache.c).
+ *
  * Not thread-safe: like ROMIO outside MPICH, edonio expects MPI_THREAD_SINGLE, FUNNELED or
  * SERIALIZED use of MPI-IO.
  */
@@ -73,6 +82,23 @@ static void format_message(char *buf, size_t len, const char fcname[], const cha
                  details + n);
 }
 
+/* Over Open MPI, every predefined class's ring, added at once in class order (above): at a
+ * process's first open, before a code from another process can reach it. */
+void edonio_error_codes_init(void)
+{
+#ifdef OPEN_MPI
+    static int added;
+
+    if (added)
+        return;
+    added = 1;
+    for (int c = 1; c <= MPI_ERR_LASTCODE && c < MAX_CLASSES; c++)
+        for (struct code_ring *ring = &rings[c]; ring->used < RING_SIZE; ring->used++)
+            if (MPI_Add_error_code(c, &ring->codes[ring->used]) != MPI_SUCCESS)
+                return;
+#endif
+}
+
 /* A dynamic error code of this class carrying this message. */
 static int code_with_message(int error_class, const char *message)
 {
@@ -81,6 +107,7 @@ static int code_with_message(int error_class, const char *message)
 
     if (error_class < 0 || error_class >= MAX_CLASSES)
         return error_class;
+    edonio_error_codes_init();
     ring = &rings[error_class];
     if (ring->used < RING_SIZE) {
         slot = ring->used;
@@ -94,6 +121,8 @@ static int code_with_message(int error_class, const char *message)
     } else {
         slot = ring->next;
         ring->next = (ring->next + 1) % RING_SIZE;
+        if (ring->texts[slot] == NULL && (ring->texts[slot] = malloc(MPI_MAX_ERROR_STRING)) == NULL)
+            return ring->codes[slot];
     }
     snprintf(ring->texts[slot], MPI_MAX_ERROR_STRING, "%s", message);
     MPI_Add_error_string(ring->codes[slot], message);

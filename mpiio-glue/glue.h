@@ -20,6 +20,8 @@ int MPIO_Err_name_file(int error_code, const char *filename);
 
 /* An error code of this class whose MPI_Error_string is this text (error.c). */
 int edonio_error_code(int error_class, const char *text);
+/* Make the error codes every process must have alike before codes pass between them (error.c). */
+void edonio_error_codes_init(void);
 
 /* Error handlers for files (errhandler.c). */
 int edonio_errhandler_invoke(MPI_File fh, MPI_Errhandler eh, int *error_code);
