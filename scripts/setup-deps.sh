@@ -2,7 +2,11 @@
 # Install what building and testing edonio needs on Debian (and Debian-based) machines, and make
 # `apt-get source` work (a fresh machine has no deb-src entries). Does nothing when all is there.
 #
-#   scripts/setup-deps.sh          (as root, or with sudo available)
+#   scripts/setup-deps.sh [--openmpi]     (as root, or with sudo available)
+#
+# --openmpi also installs Open MPI (to build and test edonio over it). Debian then points the
+# plain mpicc, mpifort and mpiexec at Open MPI (its alternatives priority is higher); edonio's
+# scripts name each MPI's own tools (scripts/mpi-names.sh), so nothing of theirs changes.
 set -euo pipefail
 
 packages=(
@@ -13,6 +17,9 @@ packages=(
     valgrind                                   # memcheck of edonio's code
     fuse3 libfuse3-dev                         # perf/'s emulated parallel file system (pfsemu)
     python3-matplotlib                         # perf/'s plots (the perf test group draws them)
+)
+openmpi_packages=(
+    openmpi-bin libopenmpi-dev                 # Open MPI, the second host MPI (issue 42)
 )
 
 as_root() {
@@ -54,6 +61,11 @@ add_deb_src() {
 
 main() {
     local missing need_update=no
+    case "${1:-}" in
+        --openmpi) packages+=("${openmpi_packages[@]}") ;;
+        "") ;;
+        *) echo "usage: $0 [--openmpi]" >&2; exit 2 ;;
+    esac
     command -v apt-get >/dev/null 2>&1 || {
         echo "setup-deps: not a Debian system; install MPICH (mpicc), autotools, libtool and" \
             "gfortran yourself, and give configure --with-romio-source=DIR" >&2
