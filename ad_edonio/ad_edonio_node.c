@@ -183,13 +183,15 @@ long ADIOI_EDONIO_Node_cpus(uint64_t *mask)
  * EDONIO_TEST_NODE, for tests only, splits one machine into nodes: processes whose values differ
  * never share memory, so that several processes per node on several nodes can be run on one
  * machine (test/cache/run.sh; MPICH's MPIR_CVAR_NOLOCAL gives every process a node of its own).
+ * Its value "process" makes every process a node of its own, as MPIR_CVAR_NOLOCAL does, under
+ * an MPI that has no such switch (Open MPI, whose simulated nodes are its tcp transport alone).
  */
 static uint64_t node_key(const struct edonio_hints *h, uint64_t cookie)
 {
     const char *split = getenv("EDONIO_TEST_NODE");
     uint64_t key = ADIOI_EDONIO_Node_machine();
 
-    if (!h->shared_memory || mpich_nolocal())
+    if (!h->shared_memory || mpich_nolocal() || (split != NULL && !strcmp(split, "process")))
         return cookie; /* unique: a node of its own */
     return split != NULL ? hash_text(key, split) : key;
 }

@@ -7,9 +7,16 @@ passed=0
 failed=0
 skipped=0
 xfailed=0
-# MPICC, MPIFORT, MPIEXEC: MPICH's wrappers and launcher by name, unless the caller set them.
+# MPICC, MPIFORT, MPIEXEC: MPICH's wrappers and launcher by name (Open MPI's with
+# EDONIO_MPI=openmpi), unless the caller set them.
 # shellcheck source=SCRIPTDIR/../scripts/mpi-names.sh disable=SC1091
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/mpi-names.sh"
+# The tests speak MPICH's launcher (-env, MPIR_CVAR_NOLOCAL for simulated nodes); under Open MPI
+# test/mpiexec-openmpi translates for its mpirun.
+if [ "$EDONIO_MPI" = openmpi ] && [ "$(basename "$MPIEXEC")" != mpiexec-openmpi ]; then
+    export OPENMPI_MPIRUN=$MPIEXEC
+    MPIEXEC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/mpiexec-openmpi"
+fi
 # What the tests preload: the library, after the sanitizer runtime in the sanitizer run
 # (EDONIO_SANITIZER_RUNTIME), which must come first.
 edonio_preload() {
@@ -40,7 +47,9 @@ xfail() {
 # valgrind's memcheck as the suite runs it on edonio's code: any error, or a definite leak that is
 # not the host MPI's own (test/valgrind.supp), fails the run.
 # shellcheck disable=SC2034 # used by the scripts that source this file
+# (Deep stacks: Open MPI's leaks pass through components it unloads, libmpi lies far down.)
 memcheck=(valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite
+    --num-callers=40
     --suppressions="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/valgrind.supp")
 
 # memcheck_ready NAME: succeeds when memcheck can run here; else skips NAME, saying why.
@@ -102,7 +111,8 @@ run_mpi_abort() {
     rm -f "$log".rank*
     # shellcheck disable=SC2016 # $PMI_RANK and $0 are the inner shell's
     if env "${envs[@]}" timeout 60 "$MPIEXEC" -n "$np" \
-        sh -c 'exec "$0" "$@" 2>"'"$log"'.rank$PMI_RANK"' "$@" >"$log" 2>&1; then
+        sh -c 'exec "$0" "$@" 2>"'"$log"'.rank${PMI_RANK:-$OMPI_COMM_WORLD_RANK}"' "$@" \
+        >"$log" 2>&1; then
         fail "$name" "exited 0; log $log"
     elif cat "$log".rank* >>"$log" 2>/dev/null; grep -q -E "$pattern" "$log" &&
         ! grep -q 'not aborted' "$log"; then

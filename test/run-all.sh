@@ -15,6 +15,9 @@
 #   asan     edonio's own, cache, collective and legacy tests and ROMIO's under edonio built with
 #            AddressSanitizer and UBSan
 #            (when EDONIO_ASAN_BUILDDIR names that build; scripts/test-all.sh makes it)
+#   openmpi  edonio's own, cache and collective tests again, over Open MPI: the library built for
+#            it, programs built with mpicc.openmpi, run by mpirun.openmpi (test/mpiexec-openmpi)
+#            (when EDONIO_OPENMPI_BUILDDIR names that build; scripts/test-all.sh makes it)
 # Each group prints one line per test; this script adds them up and ends with the one line CI
 # reads: "N passed, N failed[, N skipped]". EDONIO_TEST_GROUPS chooses groups (default: all).
 #
@@ -37,6 +40,7 @@ while [ $# -gt 0 ]; do
 done
 default_groups="unit edonio cache coll legacy pfsemu fem perf romio pnetcdf longpath hdf5"
 [ -n "${EDONIO_ASAN_BUILDDIR:-}" ] && default_groups="$default_groups asan"
+[ -n "${EDONIO_OPENMPI_BUILDDIR:-}" ] && default_groups="$default_groups openmpi"
 groups=${EDONIO_TEST_GROUPS:-$default_groups}
 work=${EDONIO_TEST_WORKDIR:-$builddir/test-work}
 rm -rf "$work"
@@ -83,6 +87,25 @@ run_sanitized() {
     )
 }
 
+# The same programs over Open MPI; each line's name says so ("PASS openmpi:edonio/...").
+run_openmpi() {
+    local ompi=${EDONIO_OPENMPI_BUILDDIR:-}
+    if [ -z "$ompi" ] || [ ! -f "$ompi/.libs/libedonio.so" ]; then
+        echo "SKIP openmpi (no Open MPI build: EDONIO_OPENMPI_BUILDDIR=${ompi:-unset})"
+        return 0
+    fi
+    (
+        export EDONIO_MPI=openmpi EDONIO_LIB="$ompi/.libs/libedonio.so"
+        export MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi MPIEXEC=mpirun.openmpi
+        status=0
+        for g in edonio cache coll; do
+            "$here/$g/run.sh" --builddir "$ompi" --workdir "$work/openmpi/$g" || status=1
+        done
+        exit $status
+    ) | sed -u -E 's/^(PASS|FAIL|SKIP|XFAIL) /\1 openmpi:/'
+    return "${PIPESTATUS[0]}"
+}
+
 for group in $groups; do
     case $group in
         unit) run_group unit "$here/unit/run.sh" ;;
@@ -105,6 +128,7 @@ for group in $groups; do
         perf) run_group perf "$here/../perf/run-test.sh" --builddir "$builddir" \
                   --workdir "$work/perf" ;;
         asan) run_group asan run_sanitized ;;
+        openmpi) run_group openmpi run_openmpi ;;
         *) echo "unknown test group $group" >&2; exit 2 ;;
     esac
 done

@@ -288,7 +288,8 @@ static inline void ct_sync(MPI_File fh)
 /*
  * The processes that share this process's node as edonio sees it: those MPI says share memory
  * (under MPIR_CVAR_NOLOCAL, none do); under EDONIO_TEST_NODE (run.sh's 2x2 runs give each pair
- * of ranks a value of its own, on one machine) those with the same value, whatever MPI's cliques.
+ * of ranks a value of its own, on one machine) those with the same value, whatever MPI's cliques;
+ * its value "process" (simulated nodes under Open MPI) makes every process a node of its own.
  * The caller frees it.
  */
 static inline MPI_Comm ct_node_comm(void)
@@ -299,6 +300,10 @@ static inline MPI_Comm ct_node_comm(void)
 
     if (tag == NULL) {
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        return node;
+    }
+    if (strcmp(tag, "process") == 0) {
+        MPI_Comm_split(MPI_COMM_WORLD, ct_rank, 0, &node);
         return node;
     }
     for (; *tag != '\0'; tag++)

@@ -464,7 +464,7 @@ test_syncs_bound() {
         return
     fi
     # shellcheck disable=SC2016 # $EDONIO_TEST_BIND, $PMI_RANK and $0 are the inner shell's
-    local bind='cpu=$(echo "$EDONIO_TEST_BIND" | cut -d" " -f$((${PMI_RANK:?} + 1)))
+    local bind='cpu=$(echo "$EDONIO_TEST_BIND" | cut -d" " -f$((${PMI_RANK:-${OMPI_COMM_WORLD_RANK:?}} + 1)))
 exec taskset -c "$cpu" "$0" "$@"'
     run_mpi "cache/syncs confined np=2" "$work/syncs-confined.log" 2 "${edonio[@]}" \
         EDONIO_TEST_EXPECT_CROWDED=1 -- taskset -c "${cpus[0]}" "$bin/t_syncs" \

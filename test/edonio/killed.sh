@@ -51,7 +51,7 @@ killed_job() {
     local topo=$1 file=$2 log=$3
     shift 3
     local envs=("${force_edonio[@]}" EDONIO_TEST_TAG="$killed_tag") prog=(sh -c
-        'exec "$0" "$@" 2>"'"$log"'.rank$PMI_RANK"' "$bin/t_killed" "$file" "$@")
+        'exec "$0" "$@" 2>"'"$log"'.rank${PMI_RANK:-$OMPI_COMM_WORLD_RANK}"' "$bin/t_killed" "$file" "$@")
     rm -f "$file" "$file".* "$log".rank*
     case $topo in
         one) env "${envs[@]}" timeout 120 "$MPIEXEC" -n 4 "${prog[@]}" >"$log" 2>&1 & ;;

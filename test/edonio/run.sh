@@ -178,8 +178,14 @@ test_errors() {
 test_badinput() {
     local cfg fs np nodes d
     mkdir -p "$data/badinput-stock"
-    run_mpi "edonio/badinput stock-mpich np=2" "$work/badinput-stock.log" 2 BADINPUT_STOCK=1 -- \
-        "$bin/t_badinput" "$data/badinput-stock"
+    if [ "$EDONIO_MPI" = openmpi ]; then
+        # The table is MPICH's: Open MPI's OMPIO answers an offset of -1 with success and fails
+        # other cases its own way (doc/romio-integration.md, "Over Open MPI").
+        skip "edonio/badinput stock-mpich np=2" "the expected classes are MPICH's, not OMPIO's"
+    else
+        run_mpi "edonio/badinput stock-mpich np=2" "$work/badinput-stock.log" 2 BADINPUT_STOCK=1 \
+            -- "$bin/t_badinput" "$data/badinput-stock"
+    fi
     for cfg in ufs:2:1 ufs:4:2 edonio:2:1 edonio:4:1 edonio:3:2 edonio:4:2; do
         IFS=: read -r fs np nodes <<<"$cfg"
         d="$data/badinput-$fs-$np-$nodes"
@@ -212,18 +218,25 @@ test_fortran() {
 # The library exports every MPI-IO call the host MPI does, MPI_Barrier, MPI_Ibarrier and the
 # calls that complete requests (a barrier hands writes over: mpiio-glue/barrier.c) but not their
 # PMPI_ names, which must stay the host's, and nothing of ROMIO, MPL or its own internals: only MPI
-# calls and edonio's two public calls.
+# calls and edonio's two public calls. Over Open MPI the PMPI_ names of the completion calls are
+# the library's too (they poll ROMIO's requests: mpiio-glue/openmpi.c), the barriers' stay the
+# host's.
 test_symbols() {
-    local host ours missing leaked
-    host=$("$MPICC" -print-file-name=libmpich.so 2>/dev/null)
-    [ -f "$host" ] || host=$(ldconfig -p | awk '/libmpich.so.12 /{print $NF; exit}')
+    local host ours missing leaked own_pmpi='^PMPI_(Barrier|Ibarrier|Wait|Test)'
+    if [ "$EDONIO_MPI" = openmpi ]; then
+        host=$(ldconfig -p | awk '/libmpi.so.40 /{print $NF; exit}')
+        own_pmpi='^PMPI_(Barrier|Ibarrier)'
+    else
+        host=$("$MPICC" -print-file-name=libmpich.so 2>/dev/null)
+        [ -f "$host" ] || host=$(ldconfig -p | awk '/libmpich.so.12 /{print $NF; exit}')
+    fi
     ours=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort -u)
     missing=$({
         nm -D --defined-only "$host" | awk '{print $3}' | grep -E '^P?MPI_(File_|Register_datarep)'
         printf 'MPI_%s\n' Barrier Ibarrier Wait Test Waitall Testall Waitany Testany Waitsome \
             Testsome
     } | sort -u | comm -23 - <(echo "$ours"))
-    if echo "$ours" | grep -q -E '^PMPI_(Barrier|Ibarrier|Wait|Test)'; then
+    if echo "$ours" | grep -q -E "$own_pmpi"; then
         fail "edonio/symbols" "exports a PMPI_ barrier or completion call: it would call itself"
         return
     fi
