@@ -40,7 +40,7 @@ static void describe_driver(MPI_File fh, char *out, size_t len)
     if (flag)
         snprintf(out, len, "edonio %.64s", value);
     else
-        snprintf(out, len, "a stock ROMIO driver (no romio_edonio_version key)");
+        snprintf(out, len, "another MPI-IO driver (no romio_edonio_version key)");
     MPI_Info_free(&info);
 }
 
