@@ -3,8 +3,8 @@
 # errors (and a second time with AddressSanitizer and UBSan, in _build-asan), and run every test
 # (make check: unit tests, edonio's own tests, ROMIO's test programs under ufs and edonio,
 # PnetCDF's suite and an HDF5 program under edonio, and edonio's and ROMIO's tests again on the
-# sanitizer build, and edonio's own, cache and collective tests over Open MPI, built in
-# _build-openmpi). Ends with "N passed, N failed".
+# sanitizer build, and edonio's own, cache, collective and legacy tests and ROMIO's over Open MPI,
+# built in _build-openmpi). Ends with "N passed, N failed".
 #
 #   scripts/test-all.sh
 set -euo pipefail

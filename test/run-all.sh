@@ -15,8 +15,9 @@
 #   asan     edonio's own, cache, collective and legacy tests and ROMIO's under edonio built with
 #            AddressSanitizer and UBSan
 #            (when EDONIO_ASAN_BUILDDIR names that build; scripts/test-all.sh makes it)
-#   openmpi  edonio's own, cache and collective tests again, over Open MPI: the library built for
-#            it, programs built with mpicc.openmpi, run by mpirun.openmpi (test/mpiexec-openmpi)
+#   openmpi  edonio's own, cache, collective and legacy tests and ROMIO's again, over Open MPI:
+#            the library built for it, programs built with mpicc.openmpi, run by mpirun.openmpi
+#            (test/mpiexec-openmpi)
 #            (when EDONIO_OPENMPI_BUILDDIR names that build; scripts/test-all.sh makes it)
 # Each group prints one line per test; this script adds them up and ends with the one line CI
 # reads: "N passed, N failed[, N skipped]". EDONIO_TEST_GROUPS chooses groups (default: all).
@@ -96,11 +97,14 @@ run_openmpi() {
     fi
     (
         export EDONIO_MPI=openmpi EDONIO_LIB="$ompi/.libs/libedonio.so"
-        export MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi MPIEXEC=mpirun.openmpi
+        export MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi
+        export MPIEXEC="$here/mpiexec-openmpi" OPENMPI_MPIRUN=mpirun.openmpi
         status=0
-        for g in edonio cache coll; do
+        for g in edonio cache coll legacy; do
             "$here/$g/run.sh" --builddir "$ompi" --workdir "$work/openmpi/$g" || status=1
         done
+        ROMIO_BUILDDIR=$(sed -n 's/^ROMIO_BUILDDIR = //p' "$ompi/Makefile") \
+            EDONIO_TEST_WORKDIR="$work/openmpi/romio" "$here/romio/run.sh" || status=1
         exit $status
     ) | sed -u -E 's/^(PASS|FAIL|SKIP|XFAIL) /\1 openmpi:/'
     return "${PIPESTATUS[0]}"
