@@ -20,6 +20,7 @@ packages=(
 )
 openmpi_packages=(
     openmpi-bin libopenmpi-dev                 # Open MPI, the second host MPI (issue 42)
+    libhdf5-openmpi-dev libpnetcdf-dev         # Debian's HDF5 and PnetCDF for it (its tests)
 )
 
 as_root() {

@@ -17,7 +17,7 @@
 #            (when EDONIO_ASAN_BUILDDIR names that build; scripts/test-all.sh makes it)
 #   openmpi  edonio's own, cache, collective and legacy tests and ROMIO's again, over Open MPI:
 #            the library built for it, programs built with mpicc.openmpi, run by mpirun.openmpi
-#            (test/mpiexec-openmpi)
+#            (test/mpiexec-openmpi); and Debian's PnetCDF and HDF5 for Open MPI under edonio
 #            (when EDONIO_OPENMPI_BUILDDIR names that build; scripts/test-all.sh makes it)
 # Each group prints one line per test; this script adds them up and ends with the one line CI
 # reads: "N passed, N failed[, N skipped]". EDONIO_TEST_GROUPS chooses groups (default: all).
@@ -105,6 +105,10 @@ run_openmpi() {
         done
         ROMIO_BUILDDIR=$(sed -n 's/^ROMIO_BUILDDIR = //p' "$ompi/Makefile") \
             EDONIO_TEST_WORKDIR="$work/openmpi/romio" "$here/romio/run.sh" || status=1
+        # Debian's own PnetCDF and HDF5 for Open MPI, unmodified, under edonio.
+        "$here/pnetcdf/debian.sh" --builddir "$ompi" --workdir "$work/openmpi/pnetcdf-debian" ||
+            status=1
+        EDONIO_TEST_WORKDIR="$work/openmpi/hdf5" "$here/hdf5/run.sh" || status=1
         exit $status
     ) | sed -u -E 's/^(PASS|FAIL|SKIP|XFAIL) /\1 openmpi:/'
     return "${PIPESTATUS[0]}"

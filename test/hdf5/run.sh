@@ -19,7 +19,8 @@
 #
 # With EDONIO_LIB set, the runs use LD_PRELOAD=$EDONIO_LIB ROMIO_FSTYPE_FORCE=edonio:, and
 # EDONIO_STATS must show that edonio closed files. Without it, they run on stock MPICH (where all
-# of them must pass, across simulated nodes too).
+# of them must pass, across simulated nodes too). EDONIO_MPI=openmpi runs them over Open MPI
+# (its HDF5, and the library built for it).
 #
 # Prints one line per run (PASS/FAIL/SKIP hdf5/PROGRAM FORM np=N) and closes with
 # "N passed, N failed[, N skipped]". Exits non-zero on any failure.
@@ -37,12 +38,25 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NPROCS=${HDF5_NPROCS:-1 2 4}
 RUN_TIMEOUT=${HDF5_RUN_TIMEOUT:-300}
 PROGRAMS=${HDF5_PROGRAMS:-h5_hyperslab h5_rows h5_metadata h5_chunked}
-# MPICH's tools by their explicit names: plain mpicc/mpiexec may be Open MPI's alternatives.
-MPICC=mpicc.mpich
-MPIEXEC=mpiexec.mpich
-# Debian's parallel HDF5 for MPICH (libhdf5-mpich-dev).
-HDF5_CFLAGS=(-I/usr/include/hdf5/mpich)
-HDF5_LIBS=(-lhdf5_mpich)
+# Each MPI's tools by their explicit names (plain mpicc/mpiexec are alternatives), and Debian's
+# parallel HDF5 built for it: libhdf5-mpich-dev, or with EDONIO_MPI=openmpi libhdf5-openmpi-dev,
+# whose runs go through the tests' Open MPI launcher (test/mpiexec-openmpi).
+if [[ ${EDONIO_MPI:-mpich} == openmpi ]]; then
+    # shellcheck source=../../scripts/mpi-names.sh disable=SC1091
+    . "$HERE/../../scripts/mpi-names.sh" # Open MPI's environment for root and 2 cores
+    MPI_FLAVOUR=openmpi
+    MPICC=mpicc.openmpi
+    MPIEXEC=$HERE/../mpiexec-openmpi
+    export OPENMPI_MPIRUN=${OPENMPI_MPIRUN:-mpirun.openmpi}
+    HDF5_PACKAGES=(openmpi-bin libopenmpi-dev libhdf5-openmpi-dev)
+else
+    MPI_FLAVOUR=mpich
+    MPICC=mpicc.mpich
+    MPIEXEC=mpiexec.mpich
+    HDF5_PACKAGES=(mpich libmpich-dev libhdf5-mpich-dev)
+fi
+HDF5_CFLAGS=(-I/usr/include/hdf5/$MPI_FLAVOUR)
+HDF5_LIBS=(-lhdf5_$MPI_FLAVOUR)
 
 PASSED=0
 FAILED=0
@@ -128,7 +142,7 @@ run_forms() {
 
 main() {
     local np prog
-    ensure_packages gcc mpich libmpich-dev libhdf5-mpich-dev
+    ensure_packages gcc "${HDF5_PACKAGES[@]}"
     check_edonio_lib
     setup_workdir hdf5
     setup_edonio_env
