@@ -21,7 +21,7 @@ static int rank, nprocs, errors;
     do {                                                                                           \
         int err_ = (call);                                                                         \
         if (err_ != NC_NOERR) {                                                                    \
-            fprintf(stderr, "rank %d: %s: %s\n", rank, #call, ncmpi_strerror(err_));              \
+            fprintf(stderr, "rank %d: %s: %s\n", rank, #call, ncmpi_strerror(err_));               \
             MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
         }                                                                                          \
     } while (0)
