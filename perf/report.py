@@ -74,7 +74,7 @@ def pairs(agg):
         if a["driver"] == "ufs":
             ufs[(a["case"], a["fs"], a["nprocs"], size_key(a["params"]))] = a
     for a in agg:
-        if a["driver"] == "ufs":
+        if a["driver"] in ("ufs", "ompio"):  # OMPIO has a table of its own
             continue
         u = ufs.get((base_case(a["case"]), a["fs"], a["nprocs"], size_key(a["params"])))
         if u is None and a["case"].startswith("t5.1"):  # table 5.1: one ufs baseline
@@ -139,6 +139,59 @@ def print_table(agg):
           "marked *, that edonio issued (local rows; ufs counts nothing there).")
 
 
+def print_ompio(agg, rows):
+    """perf/run --mpi openmpi: OMPIO, Open MPI's own MPI-IO, against edonio, and issue 42's
+    targets (OMPIO time / edonio time: fem write+close on pfsemu at least 5 on one node and on 2
+    simulated nodes, strided at least 2.5, the demo and the IOR rows on the local disk at least
+    0.9)."""
+    om = {(a["case"], a["fs"], a["nprocs"], a["params"]): a for a in agg if a["driver"] == "ompio"}
+    if not om:
+        return
+    hdr = ("case", "fs", "np", "params", "ompio wr s", "edo wr s", "ompio/edo", "ompio rd s",
+           "edo rd s", "ompio/edo")
+    table = []
+    for e in agg:
+        o = om.get((e["case"], e["fs"], e["nprocs"], e["params"]))
+        if e["driver"] != "edonio" or o is None:
+            continue
+        table.append((e["case"], e["fs"], str(e["nprocs"]), e["params"][:34],
+                      fmt_t(o["t_write"]), fmt_t(e["t_write"]),
+                      fmt_r(ratio(o["t_write"], e["t_write"])), fmt_t(o["t_read"]),
+                      fmt_t(e["t_read"]), fmt_r(ratio(o["t_read"], e["t_read"]))))
+    widths = [max(len(h), *(len(r[i]) for r in table)) if table else len(h)
+              for i, h in enumerate(hdr)]
+    print()
+    print("Over Open MPI: OMPIO (Open MPI's own MPI-IO) against edonio; ompio/edo above 1: "
+          "edonio faster.")
+    line = "  ".join("%-*s" % (w, h) for w, h in zip(widths, hdr))
+    print(line)
+    print("-" * len(line))
+    for r in table:
+        print("  ".join(("%-*s" if i < 4 else "%*s") % (w, c)
+                        for i, (w, c) in enumerate(zip(widths, r))))
+    print("Issue 42's targets against OMPIO:")
+    for fs in ("pfs", "pfs+2n"):
+        o, e = find(agg, "fem", fs, "ompio"), find(agg, "fem", fs, "edonio")
+        if o and e:
+            r = ratio(write_close(o), write_close(e))
+            print("  fem write+close on %s: ompio/edonio %s (target >= 5: %s)"
+                  % (fs, fmt_r(r), met(r is not None and r >= 5)))
+        o, e = find(agg, "strided", fs, "ompio"), find(agg, "strided", fs, "edonio")
+        if o and e:
+            r = ratio(o["t_write"], e["t_write"])
+            print("  strided write on %s: ompio/edonio %s (target >= 2.5: %s)"
+                  % (fs, fmt_r(r), met(r is not None and r >= 2.5)))
+    for e in agg:
+        if e["driver"] != "edonio" or e["fs"] != "local" or \
+                not (e["case"] == "demo" or e["case"].startswith("ior-")):
+            continue
+        o = om.get((e["case"], e["fs"], e["nprocs"], e["params"]))
+        r = ratio(o and o["t_write"], e["t_write"])
+        if r is not None:
+            print("  %s np=%d %s: ompio/edonio write %s (target >= 0.9: %s)"
+                  % (e["case"], e["nprocs"], e["params"][:24], fmt_r(r), met(r >= 0.9)))
+
+
 def paired(rows, case, fs, nprocs, phase):
     """ufs time / edonio time of one phase, pair by pair: the two runs of one repetition ran one
     after the other (io_pair, fem_turns, the cold case), under the same state of the machine, which
@@ -176,7 +229,7 @@ def met(ok):
 
 def write_close(a):
     """fem's write phase without its open: write + close."""
-    return a["t_write"] - (a["t_wopen"] or 0) if a else None
+    return a["t_write"] - (a["t_wopen"] or 0) if a and a["t_write"] is not None else None
 
 
 def both_phases(rows, u, e, case, fs, n):
@@ -623,6 +676,7 @@ def main():
         print(open(env).read().rstrip())
         print()
     print_table(agg)
+    print_ompio(agg, rows)
     print_limits_and_targets(agg, lim, rows)
     made = plots(d, agg, lim)
     if made:

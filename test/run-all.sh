@@ -109,6 +109,21 @@ run_openmpi() {
         "$here/pnetcdf/debian.sh" --builddir "$ompi" --workdir "$work/openmpi/pnetcdf-debian" ||
             status=1
         EDONIO_TEST_WORKDIR="$work/openmpi/hdf5" "$here/hdf5/run.sh" || status=1
+        # The benchmarks over Open MPI, tiny sizes: each case ran through OMPIO, ufs and edonio.
+        local perf="$work/openmpi/perf" rows
+        if "$here/../perf/run" --mpi openmpi --builddir "$ompi" --quick --out "$perf" \
+            >"$perf.log" 2>&1; then
+            rows=$(awk -F, '$4 == "ompio" && $19 == "0"' "$perf/results.csv" | wc -l)
+            if [ "$rows" -gt 0 ] && grep -q "^Over Open MPI: OMPIO" "$perf/table.txt"; then
+                echo "PASS perf/run --mpi openmpi --quick ($rows OMPIO rows)"
+            else
+                echo "FAIL perf/run --mpi openmpi --quick (no OMPIO rows or table; log $perf.log)"
+                status=1
+            fi
+        else
+            echo "FAIL perf/run --mpi openmpi --quick (log $perf.log)"
+            status=1
+        fi
         exit $status
     ) | sed -u -E 's/^(PASS|FAIL|SKIP|XFAIL) /\1 openmpi:/'
     return "${PIPESTATUS[0]}"

@@ -682,8 +682,10 @@ int main(int argc, char **argv)
     }
 
     char name[4096];
-    int n = snprintf(name, sizeof name, "%s:%s/iobench.%s.%s.dat", o.driver, o.dir, o.cas,
-                     o.driver);
+    /* The driver "ompio" (Open MPI's own MPI-IO, run without edonio's library): no prefix. */
+    int plain = strcmp(o.driver, "ompio") == 0;
+    int n = snprintf(name, sizeof name, "%s%s%s/iobench.%s.%s.dat", plain ? "" : o.driver,
+                     plain ? "" : ":", o.dir, o.cas, o.driver);
     if (n < 0 || (size_t)n >= sizeof name) {
         if (rank == 0)
             fprintf(stderr, "iobench: %s: path too long\n", o.dir);

@@ -148,8 +148,8 @@ static void parse_drivers(char *list, struct options *o)
 {
     o->ndrivers = 0;
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        if (strcmp(tok, "edonio") != 0 && strcmp(tok, "ufs") != 0)
-            die("unknown driver '%s' (edonio or ufs)", tok);
+        if (strcmp(tok, "edonio") != 0 && strcmp(tok, "ufs") != 0 && strcmp(tok, "ompio") != 0)
+            die("unknown driver '%s' (edonio, ufs, or ompio: Open MPI's own MPI-IO)", tok);
         for (int d = 0; d < o->ndrivers; d++)
             if (strcmp(o->drivers[d], tok) == 0)
                 die("-f: driver '%s' named twice", tok);
@@ -376,10 +376,13 @@ static double phase_start(void)
     return MPI_Wtime();
 }
 
-/* "<driver>:DIR/fem.<driver>.dat": the prefix picks the driver, whatever ROMIO would guess. */
+/* "<driver>:DIR/fem.<driver>.dat": the prefix picks the driver, whatever ROMIO would guess; the
+ * driver "ompio" (Open MPI's own MPI-IO, run without edonio's library) takes no prefix. */
 static void file_path(const struct options *o, const char *driver, char *out, size_t len)
 {
-    int n = snprintf(out, len, "%s:%s/fem.%s.dat", driver, o->dir, driver);
+    int plain = strcmp(driver, "ompio") == 0;
+    int n = snprintf(out, len, "%s%s%s/fem.%s.dat", plain ? "" : driver, plain ? "" : ":", o->dir,
+                     driver);
     if (n < 0 || (size_t)n >= len)
         die("%s: path too long", o->dir);
 }
