@@ -402,9 +402,16 @@ def plots(d, agg, lim):
         plt.close(fig)
         made.append(name)
 
-    # 1. ratios
-    prs = [(u, e) for u, e in pairs(agg) if u]
-    if prs:
+    # 1. ratios (against ufs; and, over Open MPI, against OMPIO)
+    om = {(a["case"], a["fs"], a["nprocs"], a["params"]): a for a in agg if a["driver"] == "ompio"}
+    for base, png in (("ufs", "ratios.png"), ("OMPIO", "ratios_ompio.png")):
+        if base == "ufs":
+            prs = [(u, e) for u, e in pairs(agg) if u]
+        else:
+            prs = [(om[k], e) for e in agg if e["driver"] == "edonio"
+                   for k in [(e["case"], e["fs"], e["nprocs"], e["params"])] if k in om]
+        if not prs:
+            continue
         fig, ax = plt.subplots(figsize=(9, 0.28 * len(prs) + 1.5))
         labels = ["%s %s np%d %s" % (e["case"], e["fs"], e["nprocs"], e["params"][:22])
                   for u, e in prs]
@@ -418,9 +425,9 @@ def plots(d, agg, lim):
         ax.set_yticks(list(y))
         ax.set_yticklabels(labels, fontsize=7)
         ax.invert_yaxis()
-        ax.set_xlabel("ufs time / edonio time (above 1: edonio faster)")
+        ax.set_xlabel("%s time / edonio time (above 1: edonio faster)" % base)
         ax.legend(fontsize=8)
-        save(fig, "ratios.png")
+        save(fig, png)
 
     fem_path = os.path.join(d, "fem-raw.csv")
     fem = load(fem_path) if os.path.exists(fem_path) else []
