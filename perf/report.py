@@ -114,6 +114,18 @@ def limits_of(d):
     return lim
 
 
+def print_columns(hdr, rows):
+    """A header, a rule and the rows: the first four columns left-aligned, the others right."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(hdr)]
+    line = "  ".join("%-*s" % (w, h) for w, h in zip(widths, hdr))
+    print(line)
+    print("-" * len(line))
+    for r in rows:
+        print("  ".join(("%-*s" if i < 4 else "%*s") % (w, c)
+                        for i, (w, c) in enumerate(zip(widths, r))))
+
+
 def print_table(agg):
     hdr = ("case", "fs", "np", "params", "ufs wr s", "edo wr s", "ufs/edo", "ufs rd s",
            "edo rd s", "ufs/edo", "ufs ops w/r", "edo ops w/r")
@@ -124,14 +136,7 @@ def print_table(agg):
                      fmt_r(ratio(u and u["t_write"], e["t_write"])),
                      fmt_t(u and u["t_read"]), fmt_t(e["t_read"]),
                      fmt_r(ratio(u and u["t_read"], e["t_read"])), ops(u), ops(e)))
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(hdr)]
-    line = "  ".join("%-*s" % (w, h) for w, h in zip(widths, hdr))
-    print(line)
-    print("-" * len(line))
-    for r in rows:
-        print("  ".join(("%-*s" if i < 4 else "%*s") % (w, c)
-                        for i, (w, c) in enumerate(zip(widths, r))))
+    print_columns(hdr, rows)
     print("times: seconds, max over ranks, median over repetitions; wr = open+write+close "
           "(reread: the writes; atomic: the atomic write_all), rd = open+read+close (reread: the "
           "re-reads of the open file); ufs/edo above 1: edonio faster.")
@@ -158,17 +163,10 @@ def print_ompio(agg, rows):
                       fmt_t(o["t_write"]), fmt_t(e["t_write"]),
                       fmt_r(ratio(o["t_write"], e["t_write"])), fmt_t(o["t_read"]),
                       fmt_t(e["t_read"]), fmt_r(ratio(o["t_read"], e["t_read"]))))
-    widths = [max(len(h), *(len(r[i]) for r in table)) if table else len(h)
-              for i, h in enumerate(hdr)]
     print()
     print("Over Open MPI: OMPIO (Open MPI's own MPI-IO) against edonio; ompio/edo above 1: "
           "edonio faster.")
-    line = "  ".join("%-*s" % (w, h) for w, h in zip(widths, hdr))
-    print(line)
-    print("-" * len(line))
-    for r in table:
-        print("  ".join(("%-*s" if i < 4 else "%*s") % (w, c)
-                        for i, (w, c) in enumerate(zip(widths, r))))
+    print_columns(hdr, table)
     print("Issue 42's targets against OMPIO:")
     for fs in ("pfs", "pfs+2n"):
         o, e = find(agg, "fem", fs, "ompio"), find(agg, "fem", fs, "edonio")
