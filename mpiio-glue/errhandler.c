@@ -10,7 +10,12 @@
  * the MPI standard asks. Files hold their reference in a short list (files with a handler of their
  * own are few).
  *
- * Limitation: a handler created from Fortran is called with C arguments.
+ * A handler created from Fortran (MPI_FILE_CREATE_ERRHANDLER, with mpif.h or `use mpi`) is called
+ * as Fortran calls it: with the file's Fortran handle and the error code, both INTEGERs passed by
+ * reference. The library exports the Fortran names of that one call, so that it is edonio that
+ * creates the handler and knows its language, over either host: Open MPI's Fortran binding of it
+ * calls an internal function, not PMPI_File_create_errhandler, and MPICH's marks the language in
+ * MPICH's own object only. (mpi_f08's binding is not covered: its names are compiler-specific.)
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -19,9 +24,13 @@
 #include "adio_extern.h"
 #include "glue.h"
 
+/* SUBROUTINE HANDLER(FILE, ERROR_CODE): INTEGER FILE, ERROR_CODE */
+typedef void fortran_handler_fn(MPI_Fint *file, MPI_Fint *error_code);
+
 struct handler {
     MPI_Errhandler handle;
-    MPI_File_errhandler_function *fn;
+    MPI_File_errhandler_function *fn; /* C, or NULL */
+    fortran_handler_fn *ffn;          /* Fortran, or NULL */
     int refs;
     struct handler *next;
 };
@@ -118,7 +127,13 @@ int edonio_errhandler_invoke(MPI_File fh, MPI_Errhandler eh, int *error_code)
 
     if (h == NULL)
         return MPI_ERR_ARG;
-    h->fn(&fh, error_code);
+    if (h->ffn != NULL) {
+        MPI_Fint file = MPI_File_c2f(fh), code = (MPI_Fint)*error_code;
+        h->ffn(&file, &code);
+        *error_code = (int)code;
+    } else {
+        h->fn(&fh, error_code);
+    }
     return MPI_SUCCESS;
 }
 
@@ -128,7 +143,16 @@ static int valid_file(MPI_File fh)
     return fh == MPI_FILE_NULL || MPIO_File_resolve(fh)->cookie == ADIOI_FILE_COOKIE;
 }
 
-int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler)
+/* The host's object of a Fortran handler: the host never calls it (edonio calls the handlers of
+ * files), it only gives the handler a genuine MPI_Errhandler. */
+static void fortran_placeholder(MPI_File *fh, int *error_code, ...)
+{
+    (void)fh;
+    (void)error_code;
+}
+
+static int create(MPI_File_errhandler_function *fn, fortran_handler_fn *ffn,
+                  MPI_Errhandler *errhandler)
 {
     host_create_fn *host_create = (host_create_fn *)host_symbol("PMPI_File_create_errhandler");
     struct handler *h;
@@ -136,23 +160,49 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler
 
     if (host_create == NULL)
         return MPI_ERR_INTERN;
-    if (fn == NULL || errhandler == NULL)
+    if ((fn == NULL && ffn == NULL) || errhandler == NULL)
         return MPI_ERR_ARG;
     h = malloc(sizeof(*h));
     if (h == NULL)
         return MPI_ERR_NO_MEM;
-    err = host_create(fn, errhandler);
+    err = host_create(fn ? fn : fortran_placeholder, errhandler);
     if (err != MPI_SUCCESS) {
         free(h);
         return err;
     }
     h->handle = *errhandler;
     h->fn = fn;
+    h->ffn = ffn;
     h->refs = 1;
     h->next = handlers;
     handlers = h;
     return MPI_SUCCESS;
 }
+
+int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(fn, NULL, errhandler);
+}
+
+/* MPI_FILE_CREATE_ERRHANDLER(FUNCTION, ERRHANDLER, IERROR), under the names Fortran compilers
+ * give it (gfortran: the lowercase one with one underscore). */
+#define FORTRAN_CREATE(name)                                                                       \
+    void name(fortran_handler_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierr);                       \
+    void name(fortran_handler_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierr)                        \
+    {                                                                                              \
+        MPI_Errhandler eh = MPI_ERRHANDLER_NULL;                                                   \
+        *ierr = (MPI_Fint)create(NULL, fn, &eh);                                                   \
+        if (*ierr == MPI_SUCCESS)                                                                  \
+            *errhandler = MPI_Errhandler_c2f(eh);                                                  \
+    }
+FORTRAN_CREATE(mpi_file_create_errhandler_)
+FORTRAN_CREATE(mpi_file_create_errhandler__)
+FORTRAN_CREATE(mpi_file_create_errhandler)
+FORTRAN_CREATE(MPI_FILE_CREATE_ERRHANDLER)
+FORTRAN_CREATE(pmpi_file_create_errhandler_)
+FORTRAN_CREATE(pmpi_file_create_errhandler__)
+FORTRAN_CREATE(pmpi_file_create_errhandler)
+FORTRAN_CREATE(PMPI_FILE_CREATE_ERRHANDLER)
 
 int PMPI_File_set_errhandler(MPI_File fh, MPI_Errhandler errhandler)
 {

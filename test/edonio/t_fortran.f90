@@ -1,12 +1,26 @@
-! edonio test: a Fortran program's MPI-IO reaches edonio too (MPICH's Fortran bindings call the
-! C MPI_File_* functions that libedonio.so provides).
+! edonio test: a Fortran program's MPI-IO reaches edonio too (MPICH's and Open MPI's Fortran
+! bindings call the C MPI_File_* functions that libedonio.so provides), and a file error handler
+! made in Fortran is called as Fortran calls it: with the file's Fortran handle and the code.
 !
 !   t_fortran FILE edonio|ufs
+module t_fortran_handler
+    implicit none
+    integer :: calls = 0, seen_file = -1, seen_code = 0
+contains
+    subroutine on_file_error(file, code)
+        integer :: file, code
+        calls = calls + 1
+        seen_file = file
+        seen_code = code
+    end subroutine on_file_error
+end module t_fortran_handler
+
 program t_fortran
     use mpi
+    use t_fortran_handler
     implicit none
     integer, parameter :: n = 1000
-    integer :: ierr, rank, nprocs, fh, info, i, errors, total
+    integer :: ierr, rank, nprocs, fh, info, i, errors, total, eh, eh2, cls
     integer :: buf(n), back(n)
     integer(kind=MPI_OFFSET_KIND) :: off
     character(len=:), allocatable :: fname, expect
@@ -43,6 +57,36 @@ program t_fortran
         errors = errors + 1
     end if
     call MPI_Info_free(info, ierr)
+
+    ! A handler made in Fortran: called by MPI_File_call_errhandler and by a failing call, with
+    ! this file's handle and the code the call then returns.
+    call MPI_File_create_errhandler(on_file_error, eh, ierr)
+    call MPI_File_set_errhandler(fh, eh, ierr)
+    if (ierr /= MPI_SUCCESS) then
+        print *, 'MPI_File_set_errhandler of a Fortran handler failed: ', ierr
+        errors = errors + 1
+    end if
+    call MPI_File_get_errhandler(fh, eh2, ierr)
+    if (eh2 /= eh) then
+        print *, 'MPI_File_get_errhandler gave another handler'
+        errors = errors + 1
+    end if
+    call MPI_Errhandler_free(eh2, ierr)
+    call MPI_File_call_errhandler(fh, MPI_ERR_OTHER, ierr)
+    call MPI_Error_class(seen_code, cls, ierr)
+    if (calls /= 1 .or. seen_file /= fh .or. cls /= MPI_ERR_OTHER) then
+        print *, 'call_errhandler: calls ', calls, ' file ', seen_file, ' of ', fh, ' class ', cls
+        errors = errors + 1
+    end if
+    off = -1
+    call MPI_File_read_at(fh, off, back, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call MPI_Error_class(seen_code, cls, ierr)
+    if (calls /= 2 .or. seen_file /= fh .or. cls /= MPI_ERR_ARG) then
+        print *, 'read_at(-1): calls ', calls, ' file ', seen_file, ' of ', fh, ' class ', cls
+        errors = errors + 1
+    end if
+    call MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN, ierr)
+    call MPI_Errhandler_free(eh, ierr)
     call MPI_File_close(fh, ierr)
 
     call MPI_Allreduce(errors, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
