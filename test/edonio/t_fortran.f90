@@ -3,22 +3,12 @@
 ! made in Fortran is called as Fortran calls it: with the file's Fortran handle and the code.
 !
 !   t_fortran FILE edonio|ufs
-module t_fortran_handler
-    implicit none
-    integer :: calls = 0, seen_file = -1, seen_code = 0
-contains
-    subroutine on_file_error(file, code)
-        integer :: file, code
-        calls = calls + 1
-        seen_file = file
-        seen_code = code
-    end subroutine on_file_error
-end module t_fortran_handler
-
 program t_fortran
     use mpi
-    use t_fortran_handler
     implicit none
+    external :: on_file_error
+    integer :: calls, seen_file, seen_code
+    common /handler_seen/ calls, seen_file, seen_code
     integer, parameter :: n = 1000
     integer :: ierr, rank, nprocs, fh, info, i, errors, total, eh, eh2, cls
     integer :: buf(n), back(n)
@@ -60,6 +50,7 @@ program t_fortran
 
     ! A handler made in Fortran: called by MPI_File_call_errhandler and by a failing call, with
     ! this file's handle and the code the call then returns.
+    calls = 0
     call MPI_File_create_errhandler(on_file_error, eh, ierr)
     call MPI_File_set_errhandler(fh, eh, ierr)
     if (ierr /= MPI_SUCCESS) then
@@ -105,3 +96,14 @@ contains
     include 'fortran_arg.inc'
 
 end program t_fortran
+
+! The file error handler: what it saw goes to a common block (no module, so no .mod file).
+subroutine on_file_error(file, code)
+    implicit none
+    integer :: file, code
+    integer :: calls, seen_file, seen_code
+    common /handler_seen/ calls, seen_file, seen_code
+    calls = calls + 1
+    seen_file = file
+    seen_code = code
+end subroutine on_file_error
