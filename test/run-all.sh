@@ -17,7 +17,8 @@
 #            (when EDONIO_ASAN_BUILDDIR names that build; scripts/test-all.sh makes it)
 #   openmpi  edonio's own, cache, collective and legacy tests and ROMIO's again, over Open MPI:
 #            the library built for it, programs built with mpicc.openmpi, run by mpirun.openmpi
-#            (test/mpiexec-openmpi); and Debian's PnetCDF and HDF5 for Open MPI under edonio
+#            (test/mpiexec-openmpi); and Debian's PnetCDF (a program, and PnetCDF's own test
+#            suite linked to it) and HDF5 for Open MPI under edonio
 #            (when EDONIO_OPENMPI_BUILDDIR names that build; scripts/test-all.sh makes it)
 # Each group prints one line per test; this script adds them up and ends with the one line CI
 # reads: "N passed, N failed[, N skipped]". EDONIO_TEST_GROUPS chooses groups (default: all).
@@ -108,6 +109,10 @@ run_openmpi() {
         # Debian's own PnetCDF and HDF5 for Open MPI, unmodified, under edonio.
         "$here/pnetcdf/debian.sh" --builddir "$ompi" --workdir "$work/openmpi/pnetcdf-debian" ||
             status=1
+        # PnetCDF's own test suite, its programs linked to Debian's libpnetcdf (build.sh), its
+        # 4-process tests on 2 simulated nodes (the MPICH group runs them on one node too).
+        PNETCDF_HOST=openmpi PNETCDF_PTEST_NODES=2 EDONIO_TEST_WORKDIR="$work/openmpi" \
+            "$here/pnetcdf/run.sh" || status=1
         EDONIO_TEST_WORKDIR="$work/openmpi/hdf5" "$here/hdf5/run.sh" || status=1
         # The benchmarks over Open MPI, tiny sizes: each case ran through OMPIO, ufs and edonio.
         local perf="$work/openmpi/perf" rows

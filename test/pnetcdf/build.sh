@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Build PnetCDF (and its test programs) against Debian's MPICH, in a cache outside the repo.
+# Build PnetCDF's test programs, in a cache outside the repo, for one of two hosts:
 #
-# Debian's binary libpnetcdf is linked against Open MPI, so it can't exercise our ROMIO driver:
-# we build our own from Debian's source package. Nothing of PnetCDF is ever copied into the
-# repository; the source lives in $EDONIO_CACHE/src and the build in
-# $EDONIO_CACHE/build/pnetcdf-<version>-mpich-<mpichversion>/.
+#   PNETCDF_HOST=mpich (default): PnetCDF itself and its tests, built from Debian's source package
+#     against Debian's MPICH (Debian's binary libpnetcdf is built for Open MPI only). The build is
+#     $EDONIO_CACHE/build/pnetcdf-<version>-mpich-<mpichversion>/.
+#   PNETCDF_HOST=openmpi: the tests of the same source, built with Open MPI's wrappers and linked
+#     to Debian's installed libpnetcdf.so (libpnetcdf-dev, Open MPI), not to the tree's library:
+#     the tree is built only for what the tests need besides (test/common, the utilities the
+#     scripts call, the generated headers, which must equal the installed ones byte for byte).
+#     The build is $EDONIO_CACHE/build/pnetcdf-<version>-openmpi-<ompiversion>-debian-<pkgversion>/.
+#
+# Nothing of PnetCDF is ever copied into the repository; the source lives in $EDONIO_CACHE/src.
 #
 # Idempotent: a stamp file records a finished build with its configuration, so a second run
 # with a warm cache returns at once. Prints the build directory as the last line of output.
@@ -22,13 +28,21 @@ PNETCDF_FORTRAN=${PNETCDF_FORTRAN:-1}
 EDONIO_CACHE=${EDONIO_CACHE:-$HOME/.cache/edonio}
 MAKE_JOBS=${MAKE_JOBS:-$(nproc)}
 
-# Use MPICH's wrappers by their explicit names: on a machine that also has Open MPI, the plain
-# mpicc/mpiexec alternatives may point at Open MPI.
-MPICC=mpicc.mpich
-MPICXX=mpicxx.mpich
-MPIF77=mpif77.mpich
-MPIF90=mpif90.mpich
-MPIEXEC=mpiexec.mpich
+PNETCDF_HOST=${PNETCDF_HOST:-mpich}
+
+# The wrappers by their explicit names: on a machine that has both MPIs, the plain mpicc/mpiexec
+# alternatives may point at either.
+case $PNETCDF_HOST in
+    mpich)
+        MPICC=mpicc.mpich MPICXX=mpicxx.mpich MPIF77=mpif77.mpich MPIF90=mpif90.mpich
+        MPIEXEC=mpiexec.mpich
+        ;;
+    openmpi)
+        MPICC=mpicc.openmpi MPICXX=mpicxx.openmpi MPIF77=mpif77.openmpi MPIF90=mpif90.openmpi
+        MPIEXEC=mpirun.openmpi
+        ;;
+    *) printf 'pnetcdf-build: PNETCDF_HOST must be mpich or openmpi\n' >&2; exit 2 ;;
+esac
 
 log() { printf 'pnetcdf-build: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -39,17 +53,30 @@ die() { log "error: $*"; exit 1; }
 
 required_packages() {
     # dpkg-dev: apt-get source unpacks with dpkg-source. The autotools: Debian's source has
-    # no generated configure script. mpich/libmpich-dev: the MPI we build against.
+    # no generated configure script. mpich/libmpich-dev: the MPI we build against (or Open MPI
+    # and Debian's PnetCDF for it).
     local pkgs=(dpkg-dev make autoconf automake libtool m4 gcc g++ mpich libmpich-dev)
+    [[ $PNETCDF_HOST == openmpi ]] && pkgs=(dpkg-dev make autoconf automake libtool m4 gcc g++
+                                           openmpi-bin libopenmpi-dev libpnetcdf-dev)
     [[ $PNETCDF_FORTRAN == 1 ]] && pkgs+=(gfortran)
     printf '%s\n' "${pkgs[@]}"
 }
 
-mpich_version() {
-    local v
-    v=$(mpichversion 2>/dev/null | awk '/MPICH Version:/ { print $3 }')
-    [[ -n $v ]] || die "cannot determine the MPICH version (is the mpich package installed?)"
-    printf '%s\n' "$v"
+# What the build is for: "mpich-<version>", or "openmpi-<version>-debian-<libpnetcdf-dev's>".
+host_version() {
+    local v p
+    if [[ $PNETCDF_HOST == mpich ]]; then
+        v=$(mpichversion 2>/dev/null | awk '/MPICH Version:/ { print $3 }')
+        [[ -n $v ]] || die "cannot determine the MPICH version (is the mpich package installed?)"
+        printf 'mpich-%s\n' "$v"
+        return
+    fi
+    v=$("$MPIEXEC" --version 2>/dev/null | awk 'NR == 1 { print $NF }')
+    p=$(dpkg-query -W -f='${Version}' libpnetcdf-dev 2>/dev/null)
+    [[ -n $v && -n $p ]] || die "cannot determine the Open MPI or libpnetcdf-dev version"
+    [[ ${p%-*} == "$PNETCDF_UPSTREAM" ]] ||
+        die "libpnetcdf-dev is $p: its tests need PNETCDF_VERSION=$p"
+    printf 'openmpi-%s-debian-%s\n' "$v" "$p"
 }
 
 # Fetch and unpack Debian's source package (upstream tarball plus Debian's patches) once.
@@ -93,12 +120,38 @@ configure_args() {
 
 # The stamp holds everything that decides what was built; any change forces a rebuild.
 stamp_text() {
-    printf 'pnetcdf %s\nmpich %s\n' "$PNETCDF_VERSION" "$1"
+    if [[ $PNETCDF_HOST == mpich ]]; then
+        printf 'pnetcdf %s\nmpich %s\n' "$PNETCDF_VERSION" "${1#mpich-}"
+    else
+        printf 'pnetcdf %s\nhost %s\nlinked to %s\n' "$PNETCDF_VERSION" "$1" \
+            "$(readlink -f "$DEBIAN_LIB")"
+    fi
     configure_args
 }
 
+DEBIAN_LIB=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/libpnetcdf.so
+
+# PNETCDF_HOST=openmpi: the test programs link Debian's library instead of the tree's, and the
+# headers they compile with must be the installed ones (the same version, configured the same).
+link_to_debian() {
+    local bdir=$1 f
+    cmp -s src/include/pnetcdf.h /usr/include/pnetcdf.h ||
+        die "the tree's pnetcdf.h differs from Debian's /usr/include/pnetcdf.h"
+    if [[ $PNETCDF_FORTRAN == 1 ]]; then
+        f=/usr/include/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/pnetcdf.inc
+        cmp -s src/binding/f77/pnetcdf.inc "$f" ||
+            die "the tree's pnetcdf.inc differs from Debian's $f"
+    fi
+    log "test programs link $DEBIAN_LIB"
+    find test -name Makefile -print0 | xargs -0 sed -i \
+        -e 's|[$][{(]top_builddir[})]/src/libs/libpnetcdf\.la|-lpnetcdf|g'
+    grep -rl 'src/libs/libpnetcdf\.la' --include=Makefile test >"$bdir/still-linked.txt" &&
+        die "test Makefiles still link the tree's library: $(tr '\n' ' ' <"$bdir/still-linked.txt")"
+    return 0
+}
+
 build() {
-    local src=$1 bdir=$2 mpichv=$3 t0 args
+    local src=$1 bdir=$2 hostv=$3 t0 args
     mapfile -t args < <(configure_args)
     rm -rf "$bdir"
     mkdir -p "$bdir"
@@ -113,30 +166,47 @@ build() {
         || die "configure failed, see $bdir/configure.log and $bdir/pnetcdf/config.log"
     log "make -j$MAKE_JOBS (library and utilities)"
     make -j"$MAKE_JOBS" >"$bdir/make.log" 2>&1 || die "make failed, see $bdir/make.log"
+    [[ $PNETCDF_HOST == mpich ]] || link_to_debian "$bdir"
     # 'tests' builds every test program without running it, so run.sh only runs them.
     log "make -j$MAKE_JOBS tests"
     make -j"$MAKE_JOBS" tests >"$bdir/make-tests.log" 2>&1 \
         || die "make tests failed, see $bdir/make-tests.log"
     log "built in $((SECONDS - t0)) s"
-    stamp_text "$mpichv" >"$bdir/.edonio-stamp"
+    [[ $PNETCDF_HOST == mpich ]] || check_linked "$bdir"
+    stamp_text "$hostv" >"$bdir/.edonio-stamp"
+}
+
+# Every test program of an Open MPI build loads Debian's library and holds none of PnetCDF's code.
+check_linked() {
+    local bdir=$1 prog bad=0 n=0
+    while IFS= read -r -d '' prog; do
+        [[ $(head -c 4 "$prog" | tail -c 3) == ELF ]] || continue
+        n=$((n + 1))
+        if ! ldd "$prog" | grep -q "libpnetcdf.so" || nm "$prog" | grep -q ' T ncmpi_create$'; then
+            log "not linked to Debian's library: $prog"
+            bad=1
+        fi
+    done < <(find test -type f -perm -u+x ! -name '*.sh' ! -name '*.o' -print0)
+    [[ $bad == 0 && $n -gt 0 ]] || die "test programs not linked to $DEBIAN_LIB ($n checked)"
+    log "$n test programs load $(readlink -f "$DEBIAN_LIB")"
 }
 
 main() {
-    local pkgs mpichv src bdir
+    local pkgs hostv src bdir
     mapfile -t pkgs < <(required_packages)
     ensure_packages "${pkgs[@]}"
-    mpichv=$(mpich_version)
+    hostv=$(host_version)
     src=$EDONIO_CACHE/src/pnetcdf-$PNETCDF_VERSION
-    bdir=$EDONIO_CACHE/build/pnetcdf-$PNETCDF_UPSTREAM-mpich-$mpichv
+    bdir=$EDONIO_CACHE/build/pnetcdf-$PNETCDF_UPSTREAM-$hostv
     mkdir -p "$EDONIO_CACHE/build"
     # Serialize concurrent runs (two CI jobs, or build.sh called from run.sh and by hand).
     exec 9>"$EDONIO_CACHE/build/.pnetcdf.lock"
     flock 9
-    if [[ -f $bdir/.edonio-stamp ]] && cmp -s "$bdir/.edonio-stamp" <(stamp_text "$mpichv"); then
+    if [[ -f $bdir/.edonio-stamp ]] && cmp -s "$bdir/.edonio-stamp" <(stamp_text "$hostv"); then
         log "up to date: $bdir"
     else
         fetch_source "$EDONIO_CACHE/src" "$src"
-        build "$src" "$bdir" "$mpichv"
+        build "$src" "$bdir" "$hostv"
     fi
     printf '%s\n' "$bdir/pnetcdf"
 }

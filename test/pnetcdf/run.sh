@@ -32,7 +32,7 @@
 #   PNETCDF_CHECK_TIMEOUT seconds for the whole "make check" (default 1200)
 #   PNETCDF_PTEST_TIMEOUT seconds for one directory's "make ptest" (default 900)
 #   PNETCDF_RUN_TIMEOUT   seconds for one mpiexec run, via MPIEXEC_TIMEOUT (default 300)
-#   EDONIO_CACHE, PNETCDF_VERSION, PNETCDF_FORTRAN, MAKE_JOBS: see build.sh
+#   EDONIO_CACHE, PNETCDF_HOST, PNETCDF_VERSION, PNETCDF_FORTRAN, MAKE_JOBS: see build.sh
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -45,7 +45,15 @@ MAX_OUTDIR=60
 CHECK_TIMEOUT=${PNETCDF_CHECK_TIMEOUT:-1200}
 PTEST_TIMEOUT=${PNETCDF_PTEST_TIMEOUT:-900}
 RUN_TIMEOUT=${PNETCDF_RUN_TIMEOUT:-300}
-MPIEXEC=mpiexec.mpich
+# PNETCDF_HOST=openmpi (build.sh): the tests linked to Debian's libpnetcdf, run by Open MPI's
+# mpirun through the tests' launcher, which turns MPICH's simulated nodes into Open MPI's.
+if [[ ${PNETCDF_HOST:-mpich} == openmpi ]]; then
+    # shellcheck source=../../scripts/mpi-names.sh disable=SC1091
+    EDONIO_MPI=openmpi . "$HERE/../../scripts/mpi-names.sh" # root and 2 cores
+    MPIEXEC=$HERE/../mpiexec-openmpi
+else
+    MPIEXEC=mpiexec.mpich
+fi
 
 PASSED=0
 FAILED=0
