@@ -4,7 +4,8 @@
 # (make check: unit tests, edonio's own tests, ROMIO's test programs under ufs and edonio,
 # PnetCDF's suite and an HDF5 program under edonio, and edonio's and ROMIO's tests again on the
 # sanitizer build, and edonio's own, cache, collective and legacy tests and ROMIO's over Open MPI,
-# built in _build-openmpi). Ends with "N passed, N failed".
+# built in _build-openmpi, with edonio's own again on its sanitizer build, _build-asan-openmpi).
+# Ends with "N passed, N failed".
 #
 #   scripts/test-all.sh
 set -euo pipefail
@@ -18,5 +19,9 @@ EDONIO_BUILDDIR="$top/_build-asan" EDONIO_CONFIGURE_FLAGS="--enable-werror --ena
     "$top/scripts/build.sh"
 EDONIO_BUILDDIR="$top/_build-openmpi" EDONIO_CONFIGURE_FLAGS="--enable-werror --with-mpi=openmpi" \
     "$top/scripts/build.sh"
+EDONIO_BUILDDIR="$top/_build-asan-openmpi" \
+    EDONIO_CONFIGURE_FLAGS="--enable-werror --enable-sanitizers --with-mpi=openmpi" \
+    "$top/scripts/build.sh"
 EDONIO_ASAN_BUILDDIR="$top/_build-asan" EDONIO_OPENMPI_BUILDDIR="$top/_build-openmpi" \
+    EDONIO_OPENMPI_ASAN_BUILDDIR="$top/_build-asan-openmpi" \
     make -s --no-print-directory -C "$build" check

@@ -18,8 +18,9 @@
 #   openmpi  edonio's own, cache, collective and legacy tests and ROMIO's again, over Open MPI:
 #            the library built for it, programs built with mpicc.openmpi, run by mpirun.openmpi
 #            (test/mpiexec-openmpi); and Debian's PnetCDF (a program, and PnetCDF's own test
-#            suite linked to it) and HDF5 for Open MPI under edonio
-#            (when EDONIO_OPENMPI_BUILDDIR names that build; scripts/test-all.sh makes it)
+#            suite linked to it) and HDF5 for Open MPI under edonio; and edonio's own tests on
+#            its sanitizer build (EDONIO_OPENMPI_ASAN_BUILDDIR)
+#            (when EDONIO_OPENMPI_BUILDDIR names that build; scripts/test-all.sh makes both)
 # Each group prints one line per test; this script adds them up and ends with the one line CI
 # reads: "N passed, N failed[, N skipped]". EDONIO_TEST_GROUPS chooses groups (default: all).
 #
@@ -128,6 +129,19 @@ run_openmpi() {
         else
             echo "FAIL perf/run --mpi openmpi --quick (log $perf.log)"
             status=1
+        fi
+        # The sanitizer build over Open MPI: edonio's own tests ("PASS openmpi:asan:edonio/...").
+        local asan=${EDONIO_OPENMPI_ASAN_BUILDDIR:-}
+        if [ -n "$asan" ] && [ -f "$asan/.libs/libedonio.so" ]; then
+            (
+                export EDONIO_LIB="$asan/.libs/libedonio.so" ASAN_OPTIONS=detect_leaks=0
+                export EDONIO_SANITIZER_RUNTIME="$(gcc -print-file-name=libasan.so)"
+                export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+                "$here/edonio/run.sh" --builddir "$asan" --workdir "$work/openmpi/asan-edonio"
+            ) | sed -u -E 's/^(PASS|FAIL|SKIP|XFAIL) /\1 asan:/'
+            [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        else
+            echo "SKIP asan:edonio (no Open MPI sanitizer build: EDONIO_OPENMPI_ASAN_BUILDDIR=${asan:-unset})"
         fi
         exit $status
     ) | sed -u -E 's/^(PASS|FAIL|SKIP|XFAIL) /\1 openmpi:/'
