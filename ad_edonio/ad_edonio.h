@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include "ad_edonio_sched.h"
 #include "adio.h"
 
 /*
@@ -38,6 +39,8 @@
 #define EDONIO_DEFAULT_DIRECT            (1024LL * 1024)
 #define EDONIO_WRITE_THROUGH_AUTO        (-1LL)       /* romio_edonio_write_through=auto */
 #define EDONIO_WRITE_THROUGH_LOCAL       (16 * 1024)  /* what auto gives on a page-cached one */
+#define EDONIO_DEFAULT_SCHEDULES         4            /* plans kept per handle */
+#define EDONIO_MAX_SCHEDULES             64           /* at most (a larger value: this) */
 #define EDONIO_DEFAULT_DIRTY_EXPIRE      30           /* seconds: the kernel's page cache's */
 
 /* How MPI atomic mode is enforced (romio_edonio_atomicity; doc/atomicity.md). */
@@ -92,6 +95,8 @@ struct edonio_hints {
     enum edonio_write_back write_back; /* romio_edonio_write_back; never auto in a cache's hints */
     long long dirty_expire; /* romio_edonio_dirty_expire, seconds: a block dirty this long goes to
                              * the file (the keeper); 0: never */
+    int schedule_reuse;     /* romio_edonio_schedule_reuse: collective calls reuse plans */
+    int schedules;          /* romio_edonio_schedules: plans kept per handle */
 };
 
 /* What edonio did for one handle on one process (summed over processes at close). */
@@ -116,6 +121,8 @@ struct edonio_stats {
     long long fs_locks;       /* byte-range locks taken on the file (write_back=span only) */
     long long barriers;       /* MPI_Barrier or MPI_Ibarrier calls that put this process's or
                                * others' writes where other nodes read them */
+    long long plans_made;     /* collective calls that planned (romio_edonio_schedule_reuse) */
+    long long plans_reused;   /* collective calls that took a kept plan */
 };
 
 struct edonio_cache;
@@ -138,6 +145,7 @@ struct edonio_open_tag {
 struct edonio_handle {
     struct edonio_hints hints;   /* in effect: the cache's shape for a handle that shares one */
     struct edonio_stats stats;   /* this handle's counters on this process */
+    struct edonio_scheds scheds; /* its collective calls' plans (ad_edonio_sched.h) */
     struct edonio_cache *cache;  /* the cache this handle works through; NULL: the file system */
     int collective;              /* the handle's processes are the cache's: collective calls
                                   * reach every owner (else it is a one-process handle sharing

@@ -125,6 +125,42 @@ void ADIOI_EDONIO_Req_init(ADIO_File fd, struct edonio_req *req, const void *buf
     mem_init(&req->mem, buf, count, datatype);
 }
 
+void ADIOI_EDONIO_Req_init_coll(ADIO_File fd, struct edonio_req *req, int writing, const void *buf,
+                                int count, MPI_Datatype datatype, int file_ptr_type,
+                                ADIO_Offset offset)
+{
+    struct edonio_handle *h = edonio_handle(fd);
+    MPI_Count type_size = 0;
+
+    MPI_Type_size_x(datatype, &type_size);
+    struct edonio_sched_key key = {writing, file_ptr_type == ADIO_INDIVIDUAL,
+                                   file_ptr_type == ADIO_INDIVIDUAL
+                                       ? fd->fp_ind
+                                       : fd->disp + (ADIO_Offset)fd->etype_size * offset,
+                                   (ADIO_Offset)count * type_size};
+    const struct edonio_sched *plan = ADIOI_EDONIO_Sched_find(&h->scheds, &key);
+    if (plan != NULL) {
+        memset(req, 0, sizeof(*req));
+        req->off = plan->off;
+        req->len = plan->len;
+        req->n = plan->n;
+        req->start = plan->start;
+        req->end = plan->end;
+        req->bytes = plan->bytes;
+        req->borrowed = 1;
+        if (file_ptr_type == ADIO_INDIVIDUAL)
+            fd->fp_ind = plan->fp_after;
+        mem_init(&req->mem, buf, count, datatype);
+        h->stats.plans_reused++;
+        return;
+    }
+    ADIOI_EDONIO_Req_init(fd, req, buf, count, datatype, file_ptr_type, offset);
+    h->stats.plans_made++;
+    struct edonio_sched made = {key,      req->off,   req->len,   req->n, req->start,
+                                req->end, req->bytes, fd->fp_ind, 0};
+    req->borrowed = ADIOI_EDONIO_Sched_keep(&h->scheds, &made);
+}
+
 /* Pieces to deliver: n extents in file order, the bytes of extent k at where[k]. */
 void ADIOI_EDONIO_Req_pieces(struct edonio_req *req, ADIO_Offset *off, ADIO_Offset *len,
                              char **where, int64_t n)
@@ -140,7 +176,7 @@ void ADIOI_EDONIO_Req_pieces(struct edonio_req *req, ADIO_Offset *off, ADIO_Offs
 
 void ADIOI_EDONIO_Req_free(struct edonio_req *req)
 {
-    if (req->mem.where == NULL && req->off != NULL)
+    if (req->mem.where == NULL && req->off != NULL && !req->borrowed)
         ADIOI_Free(req->off); /* ROMIO's: len is in the same allocation */
 }
 

@@ -61,6 +61,7 @@ struct edonio_req {
                              * the file in this call, its own or, as an owner, others' (0: none);
                              * the file's size grows to that, not to where a failed write ends */
     struct edonio_mem mem;
+    int borrowed; /* off and len belong to a kept plan (ad_edonio_sched.h): not freed here */
 };
 
 /* What a pass does at the owners. */
@@ -91,6 +92,10 @@ struct edonio_pass {
 
 void ADIOI_EDONIO_Req_init(ADIO_File fd, struct edonio_req *req, const void *buf, int count,
                            MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset);
+/* The same for a collective call: its plan kept by the handle, or taken from it (issue 43 A). */
+void ADIOI_EDONIO_Req_init_coll(ADIO_File fd, struct edonio_req *req, int writing, const void *buf,
+                                int count, MPI_Datatype datatype, int file_ptr_type,
+                                ADIO_Offset offset);
 void ADIOI_EDONIO_Req_pieces(struct edonio_req *req, ADIO_Offset *off, ADIO_Offset *len,
                              char **where, int64_t n);
 void ADIOI_EDONIO_Req_free(struct edonio_req *req);

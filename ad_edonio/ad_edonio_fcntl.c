@@ -60,6 +60,8 @@ void ADIOI_EDONIO_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
         ADIOI_GEN_Resize(fd, size, error_code);
         return;
     }
+    /* A new size: the plans go, as with a new view (ad_edonio_sched.h). */
+    ADIOI_EDONIO_Sched_drop(&edonio_handle(fd)->scheds, edonio_handle(fd)->scheds.max);
     MPI_Comm_rank(fd->comm, &rank);
     /* No keeper may write back a block between the truncation and the trim, which would make the
      * file long again: every process's keeper held off, then the truncation. */

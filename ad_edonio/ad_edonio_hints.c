@@ -36,6 +36,8 @@ void ADIOI_EDONIO_Hints_defaults(struct edonio_hints *h)
     h->write_through = EDONIO_WRITE_THROUGH_AUTO;
     h->write_back = EDONIO_WRITE_BACK_AUTO;
     h->dirty_expire = EDONIO_DEFAULT_DIRTY_EXPIRE;
+    h->schedule_reuse = 1;
+    h->schedules = EDONIO_DEFAULT_SCHEDULES;
 }
 
 static const char *const atomicity_names[] = {"rank_order", "graph_coloring", "locking"};
@@ -155,6 +157,14 @@ static void parse(MPI_Info info, struct edonio_hints *h)
     v = get_bytes(info, "romio_edonio_dirty_expire");
     if (v != -1)
         h->dirty_expire = v >= 0 && v <= INT_MAX ? v : d.dirty_expire;
+    b = get_bool(info, "romio_edonio_schedule_reuse");
+    if (b != -1)
+        h->schedule_reuse = b >= 0 ? b : d.schedule_reuse;
+    v = get_bytes(info, "romio_edonio_schedules"); /* 0: none kept, as schedule_reuse=false */
+    if (v != -1)
+        h->schedules = v < 0                      ? d.schedules
+                       : v > EDONIO_MAX_SCHEDULES ? EDONIO_MAX_SCHEDULES
+                                                  : (int)v;
     /* A cache smaller than a block falls back; a remote cache holds at least one block. */
     if (h->cache_size < h->block_size)
         h->cache_size = d.cache_size >= h->block_size ? d.cache_size : h->block_size;
@@ -190,6 +200,8 @@ void ADIOI_EDONIO_Hints_report(ADIO_File fd, const struct edonio_hints *h)
         info_set_ll(fd, "romio_edonio_write_through", h->write_through);
     ADIOI_Info_set(fd->info, "romio_edonio_write_back", write_back_names[h->write_back]);
     info_set_ll(fd, "romio_edonio_dirty_expire", h->dirty_expire);
+    ADIOI_Info_set(fd->info, "romio_edonio_schedule_reuse", h->schedule_reuse ? "true" : "false");
+    info_set_ll(fd, "romio_edonio_schedules", h->schedules);
     ADIOI_Info_set(fd->info, EDONIO_VERSION_KEY, edonio_version());
     ADIOI_Info_set(fd->info, EDONIO_ROMIO_VERSION_KEY, edonio_romio_version());
 }
@@ -329,5 +341,7 @@ void ADIOI_EDONIO_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         h->asked_cache_size = want.cache_size;
         h->asked_remote_size = want.remote_cache_size;
     }
+    /* A new view or new hints: the plans of the old ones go (ad_edonio_sched.h). */
+    ADIOI_EDONIO_Sched_drop(&h->scheds, h->hints.schedule_reuse ? h->hints.schedules : 0);
     ADIOI_EDONIO_Hints_report(fd, &h->hints);
 }

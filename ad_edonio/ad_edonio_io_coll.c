@@ -206,7 +206,7 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
                                    error_code);
         return;
     }
-    ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
+    ADIOI_EDONIO_Req_init_coll(fd, &req, 1, buf, count, datatype, file_ptr_type, offset);
     err = req.bytes > 0 ? ADIOI_EDONIO_Cache_check(c, req.start, req.end - req.start) : 0;
     if (err) { /* take part with nothing: the others are in the call */
         req.n = 0;
@@ -255,7 +255,7 @@ void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dataty
                                   error_code);
         return;
     }
-    ADIOI_EDONIO_Req_init(fd, &req, buf, count, datatype, file_ptr_type, offset);
+    ADIOI_EDONIO_Req_init_coll(fd, &req, 0, buf, count, datatype, file_ptr_type, offset);
     err = req.bytes > 0 ? ADIOI_EDONIO_Range_check(req.start, req.end - req.start) : 0;
     if (err) { /* take part with nothing: the others are in the call */
         req.n = 0;

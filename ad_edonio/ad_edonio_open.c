@@ -81,6 +81,8 @@ static int is_shared_fp_file(ADIO_File fd, int nprocs)
 
 static void handle_free(ADIO_File fd)
 {
+    if (fd->fs_ptr != NULL)
+        ADIOI_EDONIO_Sched_drop(&edonio_handle(fd)->scheds, 0);
     free(fd->fs_ptr);
     fd->fs_ptr = NULL;
 }

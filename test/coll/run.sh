@@ -13,6 +13,8 @@
 #   t_indep_atomic  independent write_at / read_at in atomic mode over 5 blocks of 4 KiB that
 #                   overlap partially: no read and no final region is a mix of two writes
 #   atomicity       ROMIO's own test/atomicity.c (built from ROMIO_BUILDDIR/test, not copied)
+#   t_plans         repeated collective calls reuse their plans (issue 43 A): counters, what
+#                   drops the plans, the file byte for byte ufs's
 #   t_views         collective writes and reads through subarray (2-D, 3-D), darray (block,
 #                   cyclic), indexed/hindexed, vector views, count 0 and empty views, overlapping
 #                   read views, etype MPI_INT with a displacement, iwrite_all/iread_all,
@@ -71,7 +73,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 mpi_test_setup "$@"
 
-programs="t_overlap t_indep_atomic t_views"
+programs="t_overlap t_indep_atomic t_views t_plans"
 
 build() {
     local cflags=(-std=c11 -O1 -g -Wall -Wextra -Werror) t
@@ -304,10 +306,39 @@ test_hints() {
         expect:romio_edonio_atomicity=rank_order
 }
 
+# 6. Plans of collective calls reused (issue 43 A, t_plans): the counters say what was planned
+# and reused on every process, at 1, 2 and 4 ranks and on 2 simulated nodes, and every file is
+# byte for byte the one ufs writes.
+test_plans() {
+    local cfg np nn nodes_env name
+    [[ -z ${COLL_TEST_FILTER:-} || "coll/plans" =~ $COLL_TEST_FILTER ]] || return 0
+    run "coll/plans ufs np=4" 4 ufs -- "$bin/t_plans" "$data/plans-ufs"
+    for cfg in 1:1 2:1 4:1 4:2 3:2; do
+        IFS=: read -r np nn <<<"$cfg"
+        nodes_env=()
+        name="coll/plans np=$np"
+        if [ "$nn" -gt 1 ]; then
+            nodes_env=("${nodes[@]}")
+            name="$name 2-nodes"
+        fi
+        run "$name" "$np" edonio ${nodes_env[@]+"${nodes_env[@]}"} -- "$bin/t_plans" \
+            "$data/plans-$np-$nn"
+        # the ufs reference was written by 4 ranks: the file does not depend on how many
+        if [ "$np" -eq 4 ]; then
+            if cmp -s "$data/plans-ufs" "$data/plans-$np-$nn"; then
+                pass "$name: the file is ufs's"
+            else
+                fail "$name: the file is ufs's" "$(cmp "$data/plans-ufs" "$data/plans-$np-$nn" 2>&1 | head -1)"
+            fi
+        fi
+    done
+}
+
 build
 test_overlap
 test_indep_atomic
 test_romio_atomicity
 test_views
 test_hints
+test_plans
 summary
