@@ -23,6 +23,10 @@
  *   shuffled  8-byte elements, -s bytes per rank, every element to a rank in a shuffled order (the
  *             same permutation on every rank), an indexed file view; -k MPI_File_write_at_all of it
  *             (t_write: open, the k calls, close), then one read_at_all
+ *   plans     issue 43's repeated irregular pattern: the shuffled view, -k MPI_File_write_at_all of
+ *             it, then -k read_at_all, each call timed alone (the host's PMPI_Barrier before it,
+ *             not timed); t_write (t_read): the median of the calls after the first, a line
+ *             "PLANS first_write= rest_write= first_read= rest_read=" (max over ranks)
  *   part-bb, part-sc, part-bs, part-sb   an M x N array of 8-byte elements partitioned over the
  *             ranks block-block (MPI_Dims_create's grid), *-cyclic (each column to rank column mod
  *             P: every element a piece of its own), block-* (rows) or *-block (columns), through a
@@ -481,9 +485,71 @@ static void elems_io(const struct opts *o, const char *name, MPI_Datatype ft, co
     free(buf);
 }
 
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each of calls calls timed alone: the slowest rank's time per call; first, and the median of the
+ * others. The host's PMPI_Barrier lines the ranks up (edonio's MPI_Barrier would hand over what
+ * they wrote: a cost of its own, not the call's). */
+static void timed_calls(MPI_File fh, unsigned char *buf, long long n, int calls, int writing,
+                        double *first, double *rest)
+{
+    double *dt = xmalloc((size_t)calls * sizeof(*dt));
+
+    for (int c = 0; c < calls; c++) {
+        PMPI_Barrier(MPI_COMM_WORLD);
+        double t = MPI_Wtime();
+        if (writing)
+            check(MPI_File_write_at_all(fh, 0, buf, (int)n, MPI_DOUBLE, MPI_STATUS_IGNORE),
+                  "write_at_all");
+        else
+            check(MPI_File_read_at_all(fh, 0, buf, (int)n, MPI_DOUBLE, MPI_STATUS_IGNORE),
+                  "read_at_all");
+        dt[c] = MPI_Wtime() - t;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, dt, calls, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *first = dt[0];
+    qsort(dt + 1, (size_t)calls - 1, sizeof(*dt), by_double);
+    *rest = calls > 1 ? dt[1 + (calls - 1) / 2] : dt[0];
+    free(dt);
+}
+
+/* plans: the calls of elems_io, each timed alone (see the top). */
+static void plans_io(const struct opts *o, const char *name, MPI_Datatype ft, const long long *idx,
+                     long long n, int calls, struct result *r)
+{
+    unsigned char *buf = xmalloc((size_t)n * 8 + 1);
+    double fw, rw, fr, rr;
+    long long bad = 0;
+
+    for (long long k = 0; k < n; k++)
+        fill(buf + 8 * k, idx[k] * 8, 8);
+    MPI_File fh = open_file(o, name, MPI_MODE_RDWR | MPI_MODE_CREATE);
+    check(MPI_File_set_view(fh, 0, MPI_DOUBLE, ft, "native", MPI_INFO_NULL), "set_view");
+    timed_calls(fh, buf, n, calls, 1, &fw, &rw);
+    memset(buf, 0, (size_t)n * 8);
+    timed_calls(fh, buf, n, calls, 0, &fr, &rr);
+    check(close_file(&fh), "close");
+    for (long long k = 0; k < n; k++)
+        verify(buf + 8 * k, idx[k] * 8, 8, &bad);
+    r->t_write = rw;
+    r->t_read = rr;
+    r->errors = bad;
+    r->bytes_written = (long long)calls * n * 8 * nprocs;
+    r->bytes_read = (long long)calls * n * 8 * nprocs;
+    if (rank == 0)
+        printf("PLANS first_write=%.6f rest_write=%.6f first_read=%.6f rest_read=%.6f\n", fw, rw,
+               fr, rr);
+    free(buf);
+}
+
 /* shuffled: element e of P * (s / 8) goes to the rank its place in a shuffle says (xorshift,
- * Fisher-Yates, the same on every rank); this rank's, sorted, make an indexed view. */
-static void case_shuffled(const struct opts *o, const char *name, struct result *r)
+ * Fisher-Yates, the same on every rank); this rank's, sorted, make an indexed view. plans: the
+ * same view, each call timed. */
+static void case_shuffled(const struct opts *o, const char *name, int plans, struct result *r)
 {
     long long per = o->size / 8, total = per * nprocs, n = 0;
     long long *perm = xmalloc((size_t)total * sizeof(*perm)), *idx = xmalloc((size_t)per * 8);
@@ -517,7 +583,10 @@ static void case_shuffled(const struct opts *o, const char *name, struct result 
         }
     MPI_Type_create_indexed_block((int)n, 1, disp, MPI_DOUBLE, &ft);
     MPI_Type_commit(&ft);
-    elems_io(o, name, ft, idx, n, o->reps, r);
+    if (plans)
+        plans_io(o, name, ft, idx, n, o->reps, r);
+    else
+        elems_io(o, name, ft, idx, n, o->reps, r);
     MPI_Type_free(&ft);
     free(perm);
     free(idx);
@@ -711,7 +780,9 @@ int main(int argc, char **argv)
     else if (strcmp(o.cas, "records") == 0)
         case_records(&o, name, &r);
     else if (strcmp(o.cas, "shuffled") == 0)
-        case_shuffled(&o, name, &r);
+        case_shuffled(&o, name, 0, &r);
+    else if (strcmp(o.cas, "plans") == 0)
+        case_shuffled(&o, name, 1, &r);
     else if (strncmp(o.cas, "part-", 5) == 0 && strlen(o.cas) == 7 && strchr("bsc", o.cas[5]) &&
              strchr("bsc", o.cas[6]))
         case_part(&o, name, o.cas + 5, &r);
