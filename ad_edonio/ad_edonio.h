@@ -123,6 +123,7 @@ struct edonio_stats {
                                * others' writes where other nodes read them */
     long long plans_made;     /* collective calls that planned (romio_edonio_schedule_reuse) */
     long long plans_reused;   /* collective calls that took a kept plan */
+    long long exchanges_reused; /* collective writes across nodes that made a kept exchange again */
 };
 
 struct edonio_cache;
@@ -226,7 +227,7 @@ int ADIOI_EDONIO_Preload(ADIO_File fd);
 /* Helpers (ad_edonio_common.c, ad_edonio_hints.c, ad_edonio_stats.c). */
 int ADIOI_EDONIO_Err(const char *myname, const char *filename, int my_errno);
 int ADIOI_EDONIO_Agree(MPI_Comm comm, const char *myname, const char *filename, int my_errno);
-enum { EDONIO_REDUCE_SMALL_MAX = 4 };
+enum { EDONIO_REDUCE_SMALL_MAX = 6 };
 void ADIOI_EDONIO_Reduce_small(MPI_Comm comm, MPI_Op op, int n, const long long *mine,
                                long long *all);
 int ADIOI_EDONIO_Agree_flag(MPI_Comm comm, const char *myname, const char *filename, int my_errno,

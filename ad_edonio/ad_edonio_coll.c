@@ -138,7 +138,9 @@ void ADIOI_EDONIO_Req_init_coll(ADIO_File fd, struct edonio_req *req, int writin
                                        ? fd->fp_ind
                                        : fd->disp + (ADIO_Offset)fd->etype_size * offset,
                                    (ADIO_Offset)count * type_size};
-    const struct edonio_sched *plan = ADIOI_EDONIO_Sched_find(&h->scheds, &key);
+    if (writing)
+        h->scheds.writes++;
+    struct edonio_sched *plan = ADIOI_EDONIO_Sched_find(&h->scheds, &key);
     if (plan != NULL) {
         memset(req, 0, sizeof(*req));
         req->off = plan->off;
@@ -148,6 +150,8 @@ void ADIOI_EDONIO_Req_init_coll(ADIO_File fd, struct edonio_req *req, int writin
         req->end = plan->end;
         req->bytes = plan->bytes;
         req->borrowed = 1;
+        req->plan = plan;
+        req->call = h->scheds.writes;
         if (file_ptr_type == ADIO_INDIVIDUAL)
             fd->fp_ind = plan->fp_after;
         mem_init(&req->mem, buf, count, datatype);
@@ -157,8 +161,10 @@ void ADIOI_EDONIO_Req_init_coll(ADIO_File fd, struct edonio_req *req, int writin
     ADIOI_EDONIO_Req_init(fd, req, buf, count, datatype, file_ptr_type, offset);
     h->stats.plans_made++;
     struct edonio_sched made = {key,      req->off,   req->len,   req->n, req->start,
-                                req->end, req->bytes, fd->fp_ind, 0};
-    req->borrowed = ADIOI_EDONIO_Sched_keep(&h->scheds, &made);
+                                req->end, req->bytes, fd->fp_ind, 0,      NULL};
+    req->plan = ADIOI_EDONIO_Sched_keep(&h->scheds, &made);
+    req->borrowed = req->plan != NULL;
+    req->call = h->scheds.writes;
 }
 
 /* Pieces to deliver: n extents in file order, the bytes of extent k at where[k]. */
@@ -362,6 +368,7 @@ struct round {
     struct edonio_msg *out; /* one per owner */
     int nout;
     char *sbuf, *rbuf;
+    MPI_Count sbuf_size;
     MPI_Count *rpos; /* read: where each owner's reply goes in rbuf */
     /* sbuf, rbuf, the messages that arrive, a read's replies: kept for the next round */
     struct edonio_bufs bufs;
@@ -444,6 +451,7 @@ static int round_messages(struct round *r, int with_data)
     }
     /* Each message: its count, and room to start the next one on an 8-byte boundary. */
     size += (MPI_Count)(r->nout * 2 * sizeof(int64_t));
+    r->sbuf_size = size;
     if ((r->sbuf = ADIOI_EDONIO_Bufs_get(&r->bufs, (size_t)size + 1)) == NULL)
         return 0;
     for (int g = 0, j = 0; g < r->nout; g++) { /* headers; the bytes' places */
@@ -839,6 +847,139 @@ static void detect(const struct edonio_pass *pass, struct edonio_msg *in, int ni
 }
 
 /* One round of the pass over [lo, hi); errno of this process's first failure, or 0. */
+/* ------------------------------------------------------------------ a kept exchange */
+
+/*
+ * A collective write's exchange with the owners as one call made it, in one round (issue 43 A;
+ * doc/design.md, "Plans reused"): where each piece's bytes go in the send buffer, the messages'
+ * places and headers there, and the messages that came to this process. Made again only when
+ * every process takes the exchange recorded in the same call (its stamp): then every process
+ * sends what it sent then, so each receives what it received then, and the messages' sizes are
+ * known: receives posted before the sends, no probing, no nonblocking barrier.
+ */
+struct edonio_xlayout {
+    long long stamp; /* the handle's collective write that recorded it: the same everywhere */
+    int64_t n;       /* pieces, in this process's stream order */
+    int64_t *pos;    /* where each one's bytes go in the send buffer */
+    int64_t *len;    /* its length */
+    MPI_Count size;  /* of the send buffer */
+    char *headers;   /* the send buffer with its messages' headers (the bytes between: stale) */
+    int nout, nin;
+    struct xmsg {
+        int peer;
+        MPI_Count at, bytes, hdr; /* in the send buffer (out), or what arrives (in: at unused) */
+    } * out, *in;
+};
+
+long long ADIOI_EDONIO_Xlayout_stamp(const struct edonio_xlayout *x)
+{
+    return x->stamp;
+}
+
+void ADIOI_EDONIO_Xlayout_free(struct edonio_xlayout *x)
+{
+    if (x == NULL)
+        return;
+    free(x->pos);
+    free(x->len);
+    free(x->headers);
+    free(x->out);
+    free(x->in);
+    free(x);
+}
+
+/* Record a write round's exchange (its only round, no message typed) into pass->record. */
+static void x_record(const struct edonio_pass *pass, const struct round *r, MPI_Count size,
+                     const struct edonio_msg *in, int nin)
+{
+    struct edonio_xlayout *x = calloc(1, sizeof(*x));
+    int ok = x != NULL;
+
+    if (ok) {
+        x->stamp = pass->call;
+        x->n = r->n;
+        x->size = size;
+        x->nout = r->nout;
+        x->nin = nin;
+        x->pos = malloc(((size_t)r->n + 1) * sizeof(*x->pos));
+        x->len = malloc(((size_t)r->n + 1) * sizeof(*x->len));
+        x->headers = malloc((size_t)size + 1);
+        x->out = malloc(((size_t)r->nout + 1) * sizeof(*x->out));
+        x->in = malloc(((size_t)nin + 1) * sizeof(*x->in));
+        ok = x->pos && x->len && x->headers && x->out && x->in;
+    }
+    for (int64_t k = 0; ok && k < r->n; k++) {
+        x->pos[k] = r->pos[k];
+        x->len[k] = r->piece[2 * k + 1];
+    }
+    for (int g = 0; ok && g < r->nout; g++) {
+        const int64_t *h = (const int64_t *)r->out[g].data;
+        x->out[g] = (struct xmsg){r->out[g].peer, r->out[g].data - r->sbuf, r->out[g].bytes,
+                                  (MPI_Count)((1 + 2 * h[0]) * sizeof(int64_t))};
+        memcpy(x->headers + x->out[g].at, h, (size_t)x->out[g].hdr);
+    }
+    for (int k = 0; ok && k < nin; k++)
+        x->in[k] = (struct xmsg){in[k].peer, 0, in[k].bytes, 0};
+    if (!ok) { /* no memory: nothing kept, the next call plans again */
+        ADIOI_EDONIO_Xlayout_free(x);
+        return;
+    }
+    ADIOI_EDONIO_Xlayout_free(pass->record->x);
+    pass->record->x = x;
+}
+
+/* The write round of a kept exchange (pass->reuse): the data only. errno of a failure, or 0. */
+static int x_replay(const struct edonio_pass *pass, struct edonio_req *req, struct round *r)
+{
+    const struct edonio_xlayout *x = pass->reuse;
+    int me = pass->cache->rank, nrq = 0, err;
+    MPI_Request *rq = malloc(((size_t)x->nout + (size_t)x->nin + 1) * sizeof(*rq));
+    struct edonio_msg *in = calloc((size_t)x->nin + 1, sizeof(*in));
+    char *sbuf = ADIOI_EDONIO_Bufs_get(&r->bufs, (size_t)x->size + 1);
+
+    if (rq == NULL || in == NULL || sbuf == NULL)
+        MPI_Abort(pass->comm, 1);      /* a collective cannot be left half way */
+    for (int k = 0; k < x->nin; k++) { /* receives first: the sizes are known */
+        in[k] = (struct edonio_msg){.peer = x->in[k].peer, .bytes = x->in[k].bytes};
+        if (in[k].peer == me)
+            continue;
+        in[k].own = 1;
+        if ((in[k].data = ADIOI_EDONIO_Bufs_get(&r->bufs, (size_t)in[k].bytes + 1)) == NULL)
+            MPI_Abort(pass->comm, 1);
+        MPI_Irecv_c(in[k].data, in[k].bytes, MPI_BYTE, in[k].peer, EDONIO_TAG_PIECES, pass->comm,
+                    &rq[nrq++]);
+    }
+    for (int g = 0; g < x->nout; g++)
+        memcpy(sbuf + x->out[g].at, x->headers + x->out[g].at, (size_t)x->out[g].hdr);
+    for (int64_t k = 0; k < x->n; k++)
+        ADIOI_EDONIO_Mem_copy(&req->mem, sbuf + x->pos[k], x->len[k], 0);
+    for (int g = 0; g < x->nout; g++) {
+        if (x->out[g].peer != me) {
+            MPI_Isend_c(sbuf + x->out[g].at, x->out[g].bytes, MPI_BYTE, x->out[g].peer,
+                        EDONIO_TAG_PIECES, pass->comm, &rq[nrq++]);
+            continue;
+        }
+        for (int k = 0; k < x->nin; k++) /* this process's own: in place */
+            if (in[k].peer == me)
+                in[k].data = sbuf + x->out[g].at;
+    }
+    edonio_wait_all(ADIOI_EDONIO_Crowded(pass->comm), nrq, rq);
+    err = apply_writes(pass, req, in, x->nin);
+    ADIOI_EDONIO_Msgs_free(in, x->nin, &r->bufs);
+    ADIOI_EDONIO_Bufs_put(&r->bufs, sbuf);
+    free(rq);
+    pass->st->exchanges_reused++;
+    return err;
+}
+
+static int any_typed(const struct round *r)
+{
+    for (int g = 0; g < r->nout; g++)
+        if (r->out[g].typed)
+            return 1;
+    return 0;
+}
+
 static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
                     struct edonio_extents *x, int64_t hi, struct round *r)
 {
@@ -846,6 +987,12 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
     struct edonio_msg *in;
     int nin, err = 0;
 
+    if (pass->op == EDONIO_COLL_WRITE && pass->reuse != NULL) { /* its only round */
+        err = x_replay(pass, req, r);
+        x->i = x->n; /* every extent done */
+        pass->st->coll_rounds++;
+        return err;
+    }
     if (!edonio_plan_cut(x, hi, c->hints.block_size, c->nprocs, add_piece, r) ||
         !round_messages(r, pass->op == EDONIO_COLL_WRITE))
         MPI_Abort(pass->comm, 1); /* a collective cannot be left half way */
@@ -855,6 +1002,8 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
                 MPI_Abort(pass->comm, 1);
             ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin,
                                          &r->bufs);
+            if (pass->record != NULL && hi == EDONIO_PLAN_NONE && !any_typed(r))
+                x_record(pass, r, r->sbuf_size, in, nin);
             err = apply_writes(pass, req, in, nin);
             ADIOI_EDONIO_Msgs_free(in, nin, &r->bufs);
             break;

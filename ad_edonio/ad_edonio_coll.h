@@ -62,6 +62,8 @@ struct edonio_req {
                              * the file's size grows to that, not to where a failed write ends */
     struct edonio_mem mem;
     int borrowed; /* off and len belong to a kept plan (ad_edonio_sched.h): not freed here */
+    struct edonio_sched *plan; /* that plan (a collective call's, made or taken), or NULL */
+    long long call;            /* a collective write's number on the handle (sched.writes) */
 };
 
 /* What a pass does at the owners. */
@@ -88,6 +90,12 @@ struct edonio_pass {
     enum edonio_coll_op op;
     enum edonio_coll_keep keep;
     struct edonio_edges *edges; /* EDONIO_COLL_DETECT: the pairs found here */
+    /* A write across nodes whose plan is kept (ad_edonio_sched.h): its exchange is recorded into
+     * record->x when the pass takes one round, stamped with call; or, when every process agreed
+     * to (io_coll.c, plan_write), the exchange recorded in reuse is made again: data only. */
+    struct edonio_sched *record;
+    long long call;
+    const struct edonio_xlayout *reuse;
 };
 
 void ADIOI_EDONIO_Req_init(ADIO_File fd, struct edonio_req *req, const void *buf, int count,

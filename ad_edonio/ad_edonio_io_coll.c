@@ -33,8 +33,12 @@ static struct edonio_cache *coll_cache(ADIO_File fd)
 static struct edonio_pass pass_of(ADIO_File fd, struct edonio_cache *c, enum edonio_coll_op op,
                                   enum edonio_coll_keep keep)
 {
-    struct edonio_pass p = {c, fd->comm, &edonio_handle(fd)->stats, ADIOI_EDONIO_Coll_budget(fd),
-                            op, keep, NULL};
+    struct edonio_pass p = {.cache = c,
+                            .comm = fd->comm,
+                            .st = &edonio_handle(fd)->stats,
+                            .budget = ADIOI_EDONIO_Coll_budget(fd),
+                            .op = op,
+                            .keep = keep};
     return p;
 }
 
@@ -71,10 +75,17 @@ enum edonio_deliver {
  */
 static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req,
                                 enum edonio_coll_keep keep, enum edonio_deliver deliver,
-                                const long long *first)
+                                const long long *first, int same_exchange)
 {
     struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_WRITE, keep);
     int err = 0, e;
+
+    /* plan_write's pass, in one round: kept for the next call with this plan, or made again */
+    if (first != NULL && first[1] == EDONIO_PLAN_NONE && req->plan != NULL) {
+        pass.record = req->plan;
+        pass.call = req->call;
+        pass.reuse = same_exchange ? req->plan->x : NULL;
+    }
 
     if (deliver != EDONIO_NO_DELIVERY)
         err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1,
@@ -93,6 +104,7 @@ struct write_plan {
     int direct;          /* each process writes its own pieces, as on one node */
     int deliver;         /* else: a remote segment may hold dirty bytes, delivered first */
     long long window[2]; /* else: the pass's first window (ADIOI_EDONIO_Coll_window) */
+    int same_exchange;   /* else: every process keeps the exchange of one same earlier call */
 };
 
 /*
@@ -143,7 +155,7 @@ static struct write_plan plan_write(ADIO_File fd, struct edonio_cache *c,
 {
     ADIO_Offset chunk = ADIOI_EDONIO_Coll_budget(fd);
     int hold = ADIOI_EDONIO_Cache_may_hold(c) || direct_costs_more(req, c->hints.block_size);
-    long long mine[4], all[4];
+    long long mine[6], all[6];
 
     for (int64_t i = 0; i < req->n && !hold; i++) /* memory with gaps goes by chunks */
         hold = (req->mem.flat != NULL && req->len[i] > chunk) ||
@@ -151,8 +163,14 @@ static struct write_plan plan_write(ADIO_File fd, struct edonio_cache *c,
     ADIOI_EDONIO_Coll_window(req, chunk, mine);
     mine[2] = -hold;
     mine[3] = -ADIOI_EDONIO_Cache_may_deliver(c);
-    ADIOI_EDONIO_Reduce_small(fd->comm, MPI_MIN, 4, mine, all);
-    return (struct write_plan){!all[2] && !all[3], all[3] != 0, {all[0], all[1]}};
+    /* The call whose exchange this process keeps for this pattern (-1: none): the same one on
+     * every process, or every process plans afresh (ad_edonio_coll.c, "a kept exchange"). */
+    mine[4] =
+        req->plan != NULL && req->plan->x != NULL ? ADIOI_EDONIO_Xlayout_stamp(req->plan->x) : -1;
+    mine[5] = -mine[4];
+    ADIOI_EDONIO_Reduce_small(fd->comm, MPI_MIN, 6, mine, all);
+    return (struct write_plan){
+        !all[2] && !all[3], all[3] != 0, {all[0], all[1]}, all[4] >= 0 && all[4] == -all[5]};
 }
 
 /* Each process puts its own pieces in place (one node, romio_edonio_coll_path=auto; or
@@ -175,13 +193,13 @@ static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *r
         return ADIOI_EDONIO_Locked_io(fd, req, 1);
     if (fd->atomicity) /* through the owners: the exchange's first reduction waits for all */
         return write_through_owners(fd, c, req, c->bypass ? EDONIO_KEEP_NONE : EDONIO_KEEP_ALL,
-                                    c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY, NULL);
+                                    c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY, NULL, 0);
     if (cb_disabled(fd, 1) || (coll_auto && !c->nodes_apart))
         return write_own(fd, c, req);
     if (!coll_auto) /* coll_path=exchange: across nodes, the owners keep their nodes' pieces */
         return write_through_owners(fd, c, req,
                                     c->nodes_apart ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL,
-                                    c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY, NULL);
+                                    c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY, NULL, 0);
     struct write_plan plan = plan_write(fd, c, req);
     if (plan.direct)
         return ADIOI_EDONIO_Req_independent(c, st, budget, req, 1);
@@ -189,7 +207,7 @@ static int write_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *r
      * the pass no reduction of its own for its first window */
     return write_through_owners(fd, c, req, EDONIO_KEEP_REACHED,
                                 plan.deliver ? EDONIO_DELIVER_ALL_IN : EDONIO_NO_DELIVERY,
-                                plan.window);
+                                plan.window, plan.same_exchange);
 }
 
 void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,

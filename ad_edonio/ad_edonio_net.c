@@ -146,7 +146,8 @@ int ADIOI_EDONIO_Net_deliver(struct edonio_cache *c, MPI_Comm comm, struct edoni
 {
     ADIO_Offset round = delivery_budget(c, budget);
     enum edonio_coll_keep keep = through ? EDONIO_KEEP_REACHED : EDONIO_KEEP_ALL;
-    struct edonio_pass pass = {c, comm, st, round, EDONIO_COLL_WRITE, keep, NULL};
+    struct edonio_pass pass = {
+        .cache = c, .comm = comm, .st = st, .budget = round, .op = EDONIO_COLL_WRITE, .keep = keep};
     ADIO_Offset *off = NULL, *len = NULL;
     struct edonio_req req;
     char **where = NULL;

@@ -16,8 +16,8 @@ static int same_key(const struct edonio_sched_key *a, const struct edonio_sched_
            a->size == b->size;
 }
 
-const struct edonio_sched *ADIOI_EDONIO_Sched_find(struct edonio_scheds *ss,
-                                                   const struct edonio_sched_key *key)
+struct edonio_sched *ADIOI_EDONIO_Sched_find(struct edonio_scheds *ss,
+                                             const struct edonio_sched_key *key)
 {
     for (int i = 0; i < ss->n; i++)
         if (same_key(&ss->s[i].key, key)) {
@@ -27,32 +27,37 @@ const struct edonio_sched *ADIOI_EDONIO_Sched_find(struct edonio_scheds *ss,
     return NULL;
 }
 
-int ADIOI_EDONIO_Sched_keep(struct edonio_scheds *ss, const struct edonio_sched *plan)
+struct edonio_sched *ADIOI_EDONIO_Sched_keep(struct edonio_scheds *ss,
+                                             const struct edonio_sched *plan)
 {
     int at = ss->n;
 
     if (ss->max <= 0)
-        return 0;
+        return NULL;
     if (ss->s == NULL && (ss->s = calloc((size_t)ss->max, sizeof(*ss->s))) == NULL)
-        return 0;
+        return NULL;
     if (ss->n == ss->max) { /* the least recently taken goes */
         at = 0;
         for (int i = 1; i < ss->n; i++)
             if (ss->s[i].used < ss->s[at].used)
                 at = i;
         ADIOI_Free(ss->s[at].off);
+        ADIOI_EDONIO_Xlayout_free(ss->s[at].x);
     } else {
         ss->n++;
     }
     ss->s[at] = *plan;
     ss->s[at].used = ++ss->clock;
-    return 1;
+    ss->s[at].x = NULL;
+    return &ss->s[at];
 }
 
 void ADIOI_EDONIO_Sched_drop(struct edonio_scheds *ss, int max)
 {
-    for (int i = 0; i < ss->n; i++)
+    for (int i = 0; i < ss->n; i++) {
         ADIOI_Free(ss->s[i].off);
+        ADIOI_EDONIO_Xlayout_free(ss->s[i].x);
+    }
     free(ss->s);
     ss->s = NULL;
     ss->n = 0;

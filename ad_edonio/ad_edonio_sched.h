@@ -4,11 +4,13 @@
  *
  * A program that calls MPI_File_write_all every time step with the same view, count and offset
  * asks for the same file extents every time. The plan of such a call, the extents ROMIO's
- * ADIOI_Calc_my_off_len walks the filetype for, is kept by the handle and taken again when a
- * call of the same kind asks for the same bytes at the same place through the same view. The plan
- * is this process's own (nothing in it depends on the others), so each process decides alone.
- * A new view or new hints (ADIOI_EDONIO_SetInfo: MPI_File_set_view and MPI_File_set_info call it),
- * a new size and the close drop every plan.
+ * ADIOI_Calc_my_off_len walks the filetype for, is kept by the handle and taken again when a call
+ * of the same kind asks for the same bytes at the same place through the same view: each process
+ * decides that alone. Across nodes a write's exchange with the owners is kept with the plan it
+ * used (struct edonio_xlayout, ad_edonio_coll.c) and made again only when every process keeps
+ * the exchange of the same earlier call (ad_edonio_io_coll.c, plan_write). A new view or new
+ * hints (ADIOI_EDONIO_SetInfo: MPI_File_set_view and MPI_File_set_info call it), a new size and
+ * the close drop every plan.
  */
 #ifndef AD_EDONIO_SCHED_H_INCLUDED
 #define AD_EDONIO_SCHED_H_INCLUDED
@@ -25,6 +27,11 @@ struct edonio_sched_key {
     ADIO_Offset size; /* its bytes: count * the size of the memory type */
 };
 
+/* A collective write's exchange with the owners, as one call made it (ad_edonio_coll.c). */
+struct edonio_xlayout;
+void ADIOI_EDONIO_Xlayout_free(struct edonio_xlayout *x);
+long long ADIOI_EDONIO_Xlayout_stamp(const struct edonio_xlayout *x);
+
 /* One plan: the call's extents in file order, and the individual file pointer after the call. */
 struct edonio_sched {
     struct edonio_sched_key key;
@@ -33,6 +40,7 @@ struct edonio_sched {
     ADIO_Offset start, end, bytes; /* the first byte, one past the last, in all (edonio_req) */
     ADIO_Offset fp_after;          /* fd->fp_ind after the call */
     uint64_t used;                 /* when it was last taken (the least recently used goes first) */
+    struct edonio_xlayout *x;      /* the exchange a write across nodes made with it, or NULL */
 };
 
 /* A handle's plans: at most max (romio_edonio_schedules); none when reuse is off. */
@@ -40,14 +48,16 @@ struct edonio_scheds {
     struct edonio_sched *s;
     int n, max;
     uint64_t clock;
+    long long writes; /* collective writes so far: the same count on every process */
 };
 
 /* The plan for key, or NULL; taken now. */
-const struct edonio_sched *ADIOI_EDONIO_Sched_find(struct edonio_scheds *ss,
-                                                   const struct edonio_sched_key *key);
-/* Keep a new plan (it takes off's allocation); the least recently used goes when full. 0: not
+struct edonio_sched *ADIOI_EDONIO_Sched_find(struct edonio_scheds *ss,
+                                             const struct edonio_sched_key *key);
+/* Keep a new plan (it takes off's allocation); the least recently used goes when full. NULL: not
  * kept (no room, or reuse off), and off stays the caller's. */
-int ADIOI_EDONIO_Sched_keep(struct edonio_scheds *ss, const struct edonio_sched *plan);
+struct edonio_sched *ADIOI_EDONIO_Sched_keep(struct edonio_scheds *ss,
+                                             const struct edonio_sched *plan);
 /* Drop every plan (a new view, hints or size); max becomes the new bound (0: reuse off). */
 void ADIOI_EDONIO_Sched_drop(struct edonio_scheds *ss, int max);
 

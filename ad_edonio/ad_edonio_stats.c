@@ -19,10 +19,10 @@
 
 /* The counters in struct order, as they are named in info keys and in the summary line. */
 static const char *const names[NSTATS] = {
-    "hits",        "misses",    "evictions",     "writebacks",     "remote_hits",
-    "fs_reads",    "fs_writes", "fs_read_bytes", "fs_write_bytes", "coll_rounds",
-    "coll_phases", "direct",    "delivered",     "mem_mapped",     "mem_touched",
-    "mem_reused",  "fs_locks",  "barriers",      "plans_made",     "plans_reused",
+    "hits",       "misses",        "evictions",        "writebacks",  "remote_hits", "fs_reads",
+    "fs_writes",  "fs_read_bytes", "fs_write_bytes",   "coll_rounds", "coll_phases", "direct",
+    "delivered",  "mem_mapped",    "mem_touched",      "mem_reused",  "fs_locks",    "barriers",
+    "plans_made", "plans_reused",  "exchanges_reused",
 };
 
 static void print_line(FILE *out, const char *filename, int nprocs, const long long *v)

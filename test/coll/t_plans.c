@@ -6,7 +6,9 @@
  * indexed view, displacements in file order; the memory in another order), and writes them with
  * MPI_File_write_at_all test_steps times, the values changing at each step, then reads them back
  * twice with MPI_File_read_at_all. Then:
- *   one rank alone writes half its elements at one step (a changed count on one rank only);
+ *   one rank alone writes half its elements at one step (a changed count on one rank only), then
+ *     every rank the whole pattern again, twice (across nodes the first must not make a kept
+ *     exchange again: the ranks keep those of different calls; the second must);
  *   MPI_File_set_view with the same view, MPI_File_set_size and MPI_File_set_info each drop the
  *     plans (the next call plans afresh);
  *   romio_edonio_schedule_reuse=false set by MPI_File_set_info: no reuse; true again: reuse;
@@ -15,13 +17,16 @@
  * The file's final contents are the program's model's (checked by reading with POSIX after the
  * close), so the run script compares an edonio run's file with a ufs run's byte for byte. With
  * test_fs=edonio the counters romio_edonio_stats_plans_made and _plans_reused must say what was
- * planned and reused, on every process.
+ * planned and reused, on every process, and with test_across=1 (simulated nodes)
+ * _exchanges_reused the writes whose exchange with the owners was made again (0 otherwise).
  *
- *   t_plans FILE [KEY=VALUE...] [test_elems=N] [test_steps=N] test_fs=edonio|ufs
+ *   t_plans FILE [KEY=VALUE...] [test_elems=N] [test_steps=N] [test_across=0|1]
+ *           test_fs=edonio|ufs
  */
 #include "coll_test.h"
 
-static int elems, edonio;
+static int elems, edonio, across;
+static long long xr;      /* writes whose exchange with the owners was made again (across nodes) */
 static long long *mine_g; /* this rank's global indices, in file order */
 static int *mem_at;       /* element k of the view is at mem_at[k] in memory */
 
@@ -76,9 +81,11 @@ static void expect_plans(MPI_File fh, long long made, long long reused, const ch
     if (!edonio)
         return;
     long long m = ct_stat(fh, "plans_made"), r = ct_stat(fh, "plans_reused");
+    long long x = ct_stat(fh, "exchanges_reused"), want_x = across ? xr : 0;
     CT_CHECK(m == made && r == reused,
              "%s: %lld plans made and %lld reused, expected %lld and %lld", what, m, r, made,
              reused);
+    CT_CHECK(x == want_x, "%s: %lld exchanges made again, expected %lld", what, x, want_x);
 }
 
 static void write_step(MPI_File fh, long long *buf, int n, int step)
@@ -138,6 +145,7 @@ int main(int argc, char **argv)
 
     ct_init(&argc, &argv, "FILE [KEY=VALUE...] [test_OPTION=VALUE...]");
     edonio = strcmp(ct_opt("fs", ""), "edonio") == 0;
+    across = (int)ct_opt_ll("across", 0); /* on simulated nodes: writes go through the owners */
     int per = (int)ct_opt_ll("elems", 4096), steps = (int)ct_opt_ll("steps", 5);
     long long total = (long long)per * ct_nprocs;
     MPI_Datatype view = make_view(total);
@@ -162,6 +170,7 @@ int main(int argc, char **argv)
         write_step(fh, buf, elems, s);
     made++;
     reused += steps - 1;
+    xr += steps - 1;
     expect_plans(fh, made, reused, "repeated write_at_all");
     for (int k = 0; k < elems; k++)
         want[k] = value(mine_g[k], steps - 1);
@@ -186,6 +195,21 @@ int main(int argc, char **argv)
     read_check(fh, want, "after one rank's smaller write");
     reused++;
 
+    /* 2b. Every rank the whole pattern again. Rank 0 takes the plan of 1., whose exchange was
+     * recorded there; the others theirs, whose exchange was recorded in 2. with rank 0's smaller
+     * part: the processes must see that they keep different exchanges and plan the exchange
+     * afresh (taken as it is, an owner would wait for rank 0's smaller message). Then once more:
+     * now every process keeps the exchange of the same call. */
+    for (int s = 0; s < 2; s++)
+        write_step(fh, buf, elems, 200 + s);
+    reused += 2;
+    xr += 1;
+    expect_plans(fh, made, reused, "the whole pattern after one rank's change");
+    for (int k = 0; k < elems; k++)
+        want[k] = value(mine_g[k], 201);
+    read_check(fh, want, "after the whole pattern again");
+    reused++;
+
     /* 3. A new view (the same one), a new size, new hints: each drops the plans. */
     const char *drops[] = {"set_view", "set_size", "set_info"};
     for (int d = 0; d < 3; d++) {
@@ -199,6 +223,7 @@ int main(int argc, char **argv)
         write_step(fh, buf, elems, 101 + d);
         made++;
         reused++;
+        xr++;
         snprintf(what, sizeof(what), "write_at_all after %s", drops[d]);
         expect_plans(fh, made, reused, what);
     }
@@ -217,6 +242,7 @@ int main(int argc, char **argv)
         write_step(fh, buf, elems, 113 + s);
     made++;
     reused += 2;
+    xr += 2;
     expect_plans(fh, made, reused, "schedule_reuse=true again");
 
     /* 5. The individual file pointer: write_all from a seek to 0, twice; it ends past the view's
@@ -240,6 +266,7 @@ int main(int argc, char **argv)
     }
     made++;
     reused++;
+    xr++;
     expect_plans(fh, made, reused, "write_all from the individual file pointer");
 
     /* 6. Two offsets in turn: with one plan kept, none is reused; with two, both are. The second
@@ -254,6 +281,7 @@ int main(int argc, char **argv)
         }
         made += kept == 1 ? 4 : 2;
         reused += kept == 1 ? 0 : 2;
+        xr += kept == 1 ? 0 : 2;
         snprintf(what, sizeof(what), "two offsets in turn, romio_edonio_schedules=%d", kept);
         expect_plans(fh, made, reused, what);
     }
