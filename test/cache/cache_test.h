@@ -141,6 +141,17 @@ static inline MPI_Info ct_info(const char *key, ...)
     return info;
 }
 
+/* MPI_File_set_info with one hint. */
+static inline void ct_set_hint(MPI_File fh, const char *key, const char *value)
+{
+    MPI_Info info;
+
+    MPI_Info_create(&info);
+    MPI_Info_set(info, key, value);
+    CT_MPI(MPI_File_set_info(fh, info));
+    MPI_Info_free(&info);
+}
+
 /* The value of key in the file's info (from MPI_File_get_info), or "" when absent. */
 static inline const char *ct_get(MPI_File fh, const char *key, char *value)
 {

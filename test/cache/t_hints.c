@@ -251,16 +251,6 @@ static void expect_hint(MPI_File fh, const char *key, long long want, const char
     CT_CHECK(v == want, "%s: %s is %lld, expected %lld", what, key, v, want);
 }
 
-static void set_info_one(MPI_File fh, const char *key, const char *value)
-{
-    MPI_Info info;
-
-    MPI_Info_create(&info);
-    MPI_Info_set(info, key, value);
-    CT_MPI(MPI_File_set_info(fh, info));
-    MPI_Info_free(&info);
-}
-
 /* A fresh-or-existing file opened with 16 KiB blocks and a 1 MiB cache. */
 static void open_16k_1m(const char *filename, MPI_File *fh)
 {
@@ -294,7 +284,7 @@ static void set_info(const char *filename)
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* A cache of 2 blocks per process, smaller than the data. */
-    set_info_one(fh, "romio_edonio_cache_size", "32768");
+    ct_set_hint(fh, "romio_edonio_cache_size", "32768");
     expect_hint(fh, "romio_edonio_cache_size", 32 * KIB, "set_info cache 32 KiB");
     expect_hint(fh, "romio_edonio_block_size", 16 * KIB, "set_info cache 32 KiB");
     ct_read_check(fh, want, size, "after set_info cache 32 KiB");
@@ -306,20 +296,20 @@ static void set_info(const char *filename)
     if (ct_rank == ct_nprocs - 1)
         ct_write_at(fh, 5000, want + 5000, 4000, "record after set_info");
     MPI_Barrier(MPI_COMM_WORLD);
-    set_info_one(fh, "romio_edonio_block_size", "32768");
+    ct_set_hint(fh, "romio_edonio_block_size", "32768");
     expect_hint(fh, "romio_edonio_block_size", 32 * KIB, "set_info block 32 KiB");
     expect_hint(fh, "romio_edonio_cache_size", 32 * KIB, "set_info block 32 KiB");
     ct_read_check(fh, want, size, "after set_info block 32 KiB");
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* An invalid value falls back to the default here too. */
-    set_info_one(fh, "romio_edonio_cache_size", "abc");
+    ct_set_hint(fh, "romio_edonio_cache_size", "abc");
     expect_hint(fh, "romio_edonio_cache_size", DEF_CACHE, "set_info cache 'abc'");
     ct_read_check(fh, want, size, "after set_info cache 'abc'");
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* The same shape again: nothing to rebuild, still fine. */
-    set_info_one(fh, "romio_edonio_cache_size", "67108864");
+    ct_set_hint(fh, "romio_edonio_cache_size", "67108864");
     expect_hint(fh, "romio_edonio_cache_size", DEF_CACHE, "set_info the same cache size");
     ct_read_check(fh, want, size, "after set_info the same cache size");
     ct_expect_size(fh, size, "after the set_infos");
@@ -384,7 +374,7 @@ static void read_fill(const char *filename)
         expect_word(fh, "romio_edonio_read_fill", expect, what);
         ct_read_check(fh, want, size, what);
         ct_read_check(fh, want, size, what); /* again: from the cache or the file */
-        set_info_one(fh, "romio_edonio_read_fill", strcmp(expect, "none") ? "none" : "block");
+        ct_set_hint(fh, "romio_edonio_read_fill", strcmp(expect, "none") ? "none" : "block");
         expect_word(fh, "romio_edonio_read_fill", strcmp(expect, "none") ? "none" : "block",
                     "after set_info");
         ct_read_check(fh, want, size, "after set_info read_fill");
@@ -435,7 +425,7 @@ static void write_back(const char *filename)
         ct_sync(fh);
         MPI_Barrier(MPI_COMM_WORLD);
         ct_sync(fh);
-        set_info_one(fh, "romio_edonio_write_back", other);
+        ct_set_hint(fh, "romio_edonio_write_back", other);
         expect_word(fh, "romio_edonio_write_back", other, "after set_info");
         write_records(fh, want, size, 1);
         ct_sync(fh);

@@ -128,15 +128,6 @@ static void set_view(MPI_File fh, MPI_Datatype view)
     CT_MPI(MPI_File_set_view(fh, 0, MPI_LONG_LONG, view, "native", MPI_INFO_NULL));
 }
 
-static void set_hint(MPI_File fh, const char *key, const char *value)
-{
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, key, value);
-    CT_MPI(MPI_File_set_info(fh, info));
-    MPI_Info_free(&info);
-}
-
 int main(int argc, char **argv)
 {
     MPI_File fh;
@@ -218,7 +209,7 @@ int main(int argc, char **argv)
         else if (d == 1)
             CT_MPI(MPI_File_set_size(fh, total * 8));
         else
-            set_hint(fh, "romio_edonio_flush_groups", "1");
+            ct_set_hint(fh, "romio_edonio_flush_groups", "1");
         write_step(fh, buf, elems, 101 + d);
         write_step(fh, buf, elems, 101 + d);
         made++;
@@ -229,7 +220,7 @@ int main(int argc, char **argv)
     }
 
     /* 4. Reuse off, then on again. */
-    set_hint(fh, "romio_edonio_schedule_reuse", "false");
+    ct_set_hint(fh, "romio_edonio_schedule_reuse", "false");
     if (edonio)
         CT_CHECK(strcmp(ct_get(fh, "romio_edonio_schedule_reuse", val), "false") == 0,
                  "romio_edonio_schedule_reuse is '%s' after set_info false", val);
@@ -237,7 +228,7 @@ int main(int argc, char **argv)
         write_step(fh, buf, elems, 110 + s);
     made += 3;
     expect_plans(fh, made, reused, "schedule_reuse=false");
-    set_hint(fh, "romio_edonio_schedule_reuse", "true");
+    ct_set_hint(fh, "romio_edonio_schedule_reuse", "true");
     for (int s = 0; s < 3; s++)
         write_step(fh, buf, elems, 113 + s);
     made++;
@@ -272,7 +263,7 @@ int main(int argc, char **argv)
     /* 6. Two offsets in turn: with one plan kept, none is reused; with two, both are. The second
      * offset is one whole view further (the next "record" of the array). */
     for (int kept = 1; kept <= 2; kept++) {
-        set_hint(fh, "romio_edonio_schedules", kept == 1 ? "1" : "2");
+        ct_set_hint(fh, "romio_edonio_schedules", kept == 1 ? "1" : "2");
         for (int s = 0; s < 4; s++) {
             for (int k = 0; k < elems; k++)
                 buf[k] = value(mine_g[k], 130 + s);
