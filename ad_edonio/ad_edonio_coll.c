@@ -863,11 +863,12 @@ struct edonio_xlayout {
     int64_t *pos;    /* where each one's bytes go in the send buffer */
     int64_t *len;    /* its length */
     MPI_Count size;  /* of the send buffer */
-    char *headers;   /* the send buffer with its messages' headers (the bytes between: stale) */
+    char *headers;   /* the messages' headers, one after the other */
     int nout, nin;
     struct xmsg {
         int peer;
-        MPI_Count at, bytes, hdr; /* in the send buffer (out), or what arrives (in: at unused) */
+        MPI_Count at, bytes; /* in the send buffer (out), or what arrives (in: at unused) */
+        MPI_Count hdr, hat;  /* out: its header's bytes, and where it is in headers */
     } * out, *in;
 };
 
@@ -903,7 +904,8 @@ static void x_record(const struct edonio_pass *pass, const struct round *r, MPI_
         x->nin = nin;
         x->pos = malloc(((size_t)r->n + 1) * sizeof(*x->pos));
         x->len = malloc(((size_t)r->n + 1) * sizeof(*x->len));
-        x->headers = malloc((size_t)size + 1);
+        /* each message's count, and an offset and a length per piece */
+        x->headers = malloc(((size_t)r->nout + 2 * (size_t)r->n) * sizeof(int64_t) + 1);
         x->out = malloc(((size_t)r->nout + 1) * sizeof(*x->out));
         x->in = malloc(((size_t)nin + 1) * sizeof(*x->in));
         ok = x->pos && x->len && x->headers && x->out && x->in;
@@ -912,14 +914,16 @@ static void x_record(const struct edonio_pass *pass, const struct round *r, MPI_
         x->pos[k] = r->pos[k];
         x->len[k] = r->piece[2 * k + 1];
     }
+    MPI_Count hat = 0;
     for (int g = 0; ok && g < r->nout; g++) {
         const int64_t *h = (const int64_t *)r->out[g].data;
         x->out[g] = (struct xmsg){r->out[g].peer, r->out[g].data - r->sbuf, r->out[g].bytes,
-                                  (MPI_Count)((1 + 2 * h[0]) * sizeof(int64_t))};
-        memcpy(x->headers + x->out[g].at, h, (size_t)x->out[g].hdr);
+                                  (MPI_Count)((1 + 2 * h[0]) * sizeof(int64_t)), hat};
+        memcpy(x->headers + hat, h, (size_t)x->out[g].hdr);
+        hat += x->out[g].hdr;
     }
     for (int k = 0; ok && k < nin; k++)
-        x->in[k] = (struct xmsg){in[k].peer, 0, in[k].bytes, 0};
+        x->in[k] = (struct xmsg){in[k].peer, 0, in[k].bytes, 0, 0};
     if (!ok) { /* no memory: nothing kept, the next call plans again */
         ADIOI_EDONIO_Xlayout_free(x);
         return;
@@ -950,7 +954,7 @@ static int x_replay(const struct edonio_pass *pass, struct edonio_req *req, stru
                     &rq[nrq++]);
     }
     for (int g = 0; g < x->nout; g++)
-        memcpy(sbuf + x->out[g].at, x->headers + x->out[g].at, (size_t)x->out[g].hdr);
+        memcpy(sbuf + x->out[g].at, x->headers + x->out[g].hat, (size_t)x->out[g].hdr);
     for (int64_t k = 0; k < x->n; k++)
         ADIOI_EDONIO_Mem_copy(&req->mem, sbuf + x->pos[k], x->len[k], 0);
     for (int g = 0; g < x->nout; g++) {

@@ -332,10 +332,11 @@ test_plans() {
             fi
         fi
     done
-    # the kept plans under valgrind's memcheck: none leaked at close, none read after it went
-    if memcheck_ready "coll/valgrind plans np=2"; then
-        run "coll/valgrind plans np=2" 2 edonio -- "${memcheck[@]}" "$bin/t_plans" \
-            "$data/plans-vg" test_elems=512 test_steps=3
+    # the kept plans and exchanges under valgrind's memcheck, on 2 nodes (where exchanges are
+    # kept): none leaked at close, none read after it went
+    if memcheck_ready "coll/valgrind plans 2-nodes np=2"; then
+        run "coll/valgrind plans 2-nodes np=2" 2 edonio "${nodes[@]}" -- "${memcheck[@]}" \
+            "$bin/t_plans" "$data/plans-vg" test_elems=512 test_steps=3 test_across=1
     fi
 }
 
