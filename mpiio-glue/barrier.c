@@ -65,19 +65,21 @@ struct private_comm {
 static int private_keyval = MPI_KEYVAL_INVALID;
 static struct private_comm *started; /* duplicates not yet waited for */
 
-/* Wait for p's duplicate, and take it off 'started'. */
+/* Wait for p's duplicate, and take it off 'started'. p is off the list and its request taken
+ * before the wait: when comm was freed while its MPI_Comm_idup was pending, MPICH deletes comm's
+ * attributes as the idup completes, inside this wait (free_private, which frees p, and waited
+ * on the same request again: an assertion in MPI_Finalize). p is not touched after the wait. */
 static int made(struct private_comm *p)
 {
-    int rc = MPI_SUCCESS;
+    MPI_Request req = p->made;
 
-    if (p->made != MPI_REQUEST_NULL)
-        rc = PMPI_Wait(&p->made, MPI_STATUS_IGNORE);
     for (struct private_comm **q = &started; *q != NULL; q = &(*q)->next)
         if (*q == p) {
             *q = p->next;
             break;
         }
-    return rc;
+    p->made = MPI_REQUEST_NULL;
+    return req == MPI_REQUEST_NULL ? MPI_SUCCESS : PMPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
 static int free_private(MPI_Comm comm, int keyval, void *value, void *extra)

@@ -62,7 +62,10 @@
 #   t_barrier         a write visible to every process after an MPI_Barrier, or MPI_Ibarrier and its
 #                     wait, on any communicator holding the file's processes, with no sync (issue
 #                     39): independent, collective and strided-view writes, copies cached by reads
-#                     first (read_fill=block), overwrites; the whole file after reopen
+#                     first (read_fill=block), overwrites; the whole file after reopen; and a
+#                     duplicate communicator freed after its only barrier (seen to fail:
+#                     MPICH's assertion "ref_count >= 0" in MPI_Finalize, before barrier.c's
+#                     made() took the request off its record before waiting)
 # Every program also takes KEY=VALUE hints after its file name, e.g. one that switches the tested
 # behaviour off, which makes it fail (romio_edonio_preload=false).
 #
