@@ -1,0 +1,143 @@
+/*
+ * Errors of libedonio_irregular: one MPI error code per class, its string replaced by the latest
+ * message (MPI_Add_error_string replaces a code's string), and the agreement that makes every
+ * process of a collective call return the same error.
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "ir.h"
+
+int ir_fail(ir_status *st, int errclass, const char *fmt, ...)
+{
+    if (st->errclass != MPI_SUCCESS)
+        return st->errclass; /* the first cause is the one reported */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->msg, sizeof st->msg, fmt, ap);
+    va_end(ap);
+    st->errclass = errclass;
+    return errclass;
+}
+
+/*
+ * A code of the class whose MPI_Error_string is the message. MPICH 4.0.2 misreads
+ * MPI_Add_error_string on a code of a predefined class (it prints unrelated text), so where
+ * libedonio is loaded its edonio_error_code makes the code (libedonio answers MPI_Error_string
+ * for it); elsewhere the library adds one code per class, replaces its string each time (MPI
+ * allows that), and keeps the message for edonio_ir_error_string.
+ */
+typedef int edonio_code_fn(int, const char *);
+
+static struct {
+    int errclass, code;
+    char msg[sizeof(((ir_status *)0)->msg)];
+} codes[16];
+static int ncodes;
+
+static edonio_code_fn *edonio_hook(void)
+{
+    static int looked;
+    static edonio_code_fn *fn;
+    if (!looked) {
+        looked = 1;
+        *(void **)&fn = dlsym(RTLD_DEFAULT, "edonio_error_code");
+    }
+    return fn;
+}
+
+int ir_error_code(int errclass, const char *msg)
+{
+    edonio_code_fn *fn = edonio_hook();
+    if (fn != NULL)
+        return fn(errclass, msg);
+    int i, code = MPI_ERR_UNKNOWN;
+    for (i = 0; i < ncodes; i++)
+        if (codes[i].errclass == errclass)
+            break;
+    if (i == ncodes) {
+        if (ncodes == (int)(sizeof codes / sizeof codes[0]) ||
+            MPI_Add_error_code(errclass, &code) != MPI_SUCCESS)
+            return errclass; /* the class itself, without the message */
+        codes[ncodes].errclass = errclass;
+        codes[ncodes++].code = code;
+    }
+    snprintf(codes[i].msg, sizeof codes[i].msg, "%s", msg);
+    MPI_Add_error_string(codes[i].code, msg);
+    return codes[i].code;
+}
+
+int edonio_ir_error_string(int code, char *string, int *resultlen)
+{
+    for (int i = 0; i < ncodes; i++)
+        if (codes[i].code == code) {
+            snprintf(string, MPI_MAX_ERROR_STRING, "%s", codes[i].msg);
+            *resultlen = (int)strlen(string);
+            return MPI_SUCCESS;
+        }
+    return MPI_Error_string(code, string, resultlen);
+}
+
+int ir_agree(MPI_Comm comm, ir_status *st)
+{
+    int rank, size, mine, first;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    mine = st->errclass != MPI_SUCCESS ? rank : size;
+    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        return ir_error_code(MPI_ERR_OTHER, "edonio_ir: the agreement on the outcome failed");
+    if (first == size)
+        return MPI_SUCCESS;
+    ir_status agreed;
+    if (rank == first)
+        agreed = *st;
+    MPI_Bcast(&agreed, (int)sizeof agreed, MPI_BYTE, first, comm);
+    agreed.msg[sizeof agreed.msg - 1] = '\0';
+    if (rank != first) {
+        size_t len = strlen(agreed.msg);
+        snprintf(agreed.msg + len, sizeof agreed.msg - len, " (on rank %d)", first);
+    }
+    *st = agreed;
+    return ir_error_code(st->errclass, st->msg);
+}
+
+int ir_check_sched(edonio_ir_schedule s, const char *call, ir_status *st)
+{
+    if (s == NULL)
+        return ir_fail(st, MPI_ERR_ARG, "%s: the schedule is EDONIO_IR_SCHEDULE_NULL", call);
+    if (s->magic != IR_MAGIC)
+        return ir_fail(st, MPI_ERR_ARG, "%s: not a schedule (freed, or never created)", call);
+    return MPI_SUCCESS;
+}
+
+/* The file must be open on the schedule's group. Local: the groups are compared here. */
+int ir_check_file(MPI_File fh, edonio_ir_schedule s, const char *call, ir_status *st)
+{
+    MPI_Group fg, sg;
+    int same = MPI_UNEQUAL;
+    if (fh == MPI_FILE_NULL)
+        return ir_fail(st, MPI_ERR_FILE, "%s: the file handle is MPI_FILE_NULL", call);
+    if (MPI_File_get_group(fh, &fg) != MPI_SUCCESS)
+        return ir_fail(st, MPI_ERR_FILE, "%s: not an open file handle", call);
+    MPI_Comm_group(s->comm, &sg);
+    MPI_Group_compare(fg, sg, &same);
+    MPI_Group_free(&fg);
+    MPI_Group_free(&sg);
+    if (same != MPI_IDENT)
+        return ir_fail(st, MPI_ERR_ARG,
+                       "%s: the file is open on another group of processes than the schedule's "
+                       "communicator",
+                       call);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Waitall without statuses. MPICH's mpi.h gives MPI_Waitall an access attribute that GCC
+ * 12 holds against MPI_STATUSES_IGNORE (a null pointer of size 0): the one place it is said. */
+int ir_waitall(int n, MPI_Request *reqs)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+    return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+#pragma GCC diagnostic pop
+}

@@ -1,0 +1,430 @@
+/*
+ * Schedules: created from an indirection array (edonio_ir_schedule_create), or from the previous
+ * loop's schedule (edonio_ir_schedule_update, seed 002's software caching); the public write,
+ * read and switch calls; info, statistics, free.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include "ir.h"
+
+#define IR_CHUNK_DEFAULT  1048576
+#define IR_CHUNK_MAX      268435456
+#define IR_ALIGN_DEFAULT  4096
+#define IR_ALIGN_MAX      1073741824
+#define IR_ZLEVEL_DEFAULT 3
+
+/* An integer info value in [lo, hi], else the default. */
+static long long info_int(MPI_Info info, const char *key, long long dflt, long long lo,
+                          long long hi)
+{
+    char val[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (info == MPI_INFO_NULL)
+        return dflt;
+    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
+    if (!flag)
+        return dflt;
+    char *end;
+    errno = 0;
+    long long v = strtoll(val, &end, 10);
+    while (*end == ' ')
+        end++;
+    if (errno || end == val || *end != '\0' || v < lo || v > hi)
+        return dflt;
+    return v;
+}
+
+static int check_indices(const char *call, MPI_Offset N, MPI_Offset n, const MPI_Offset *idx,
+                         ir_status *st)
+{
+    if (n < 0)
+        return ir_fail(st, MPI_ERR_ARG, "%s: the count %lld is negative", call, (long long)n);
+    if (n > 0 && idx == NULL)
+        return ir_fail(st, MPI_ERR_ARG, "%s: indices is NULL with a count of %lld", call,
+                       (long long)n);
+    for (MPI_Offset k = 0; k < n; k++)
+        if (idx[k] < 0 || idx[k] >= N)
+            return ir_fail(st, MPI_ERR_ARG,
+                           "%s: index %lld (at position %lld) is out of range [0, %lld)", call,
+                           (long long)idx[k], (long long)k, (long long)N);
+    return MPI_SUCCESS;
+}
+
+static void sched_free(edonio_ir_schedule s)
+{
+    if (s == NULL)
+        return;
+    ir_route_free(&s->full);
+    ir_route_free(&s->release);
+    ir_route_free(&s->fetch);
+    free(s->indices);
+    free(s->keep);
+    free(s->reqs);
+    if (s->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&s->comm);
+    s->magic = 0;
+    free(s);
+}
+
+/* A schedule's frame (no route yet) over a duplicate of comm. Collective. */
+static edonio_ir_schedule sched_new(MPI_Comm comm, ir_status *st)
+{
+    edonio_ir_schedule s = calloc(1, sizeof *s);
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(comm, &dup);
+    if (s == NULL) {
+        ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for a schedule");
+        if (dup != MPI_COMM_NULL)
+            MPI_Comm_free(&dup);
+        return NULL;
+    }
+    s->comm = dup;
+    MPI_Comm_size(dup, &s->nprocs);
+    MPI_Comm_rank(dup, &s->rank);
+    s->reqs = malloc((size_t)2 * s->nprocs * sizeof *s->reqs);
+    if (s->reqs == NULL)
+        ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for a schedule");
+    s->magic = IR_MAGIC;
+    return s;
+}
+
+static void sched_shape(edonio_ir_schedule s)
+{
+    s->chunks = (s->global_count + s->chunk_elems - 1) / s->chunk_elems;
+    s->rounds = (s->chunks + s->nprocs - 1) / s->nprocs;
+}
+
+int edonio_ir_schedule_create(MPI_Comm comm, MPI_Offset global_count, MPI_Offset element_size,
+                              MPI_Offset count, const MPI_Offset indices[], MPI_Info info,
+                              edonio_ir_schedule *sched)
+{
+    static const char call[] = "edonio_ir_schedule_create";
+    ir_status st = {MPI_SUCCESS, ""};
+    int err;
+    if (comm == MPI_COMM_NULL)
+        return ir_error_code(MPI_ERR_COMM, "edonio_ir_schedule_create: comm is MPI_COMM_NULL");
+    edonio_ir_schedule s = sched_new(comm, &st);
+    if (s == NULL)
+        return ir_agree(comm, &st);
+    if (sched == NULL)
+        ir_fail(&st, MPI_ERR_ARG, "%s: sched is NULL", call);
+    else
+        *sched = EDONIO_IR_SCHEDULE_NULL;
+    if (global_count < 0)
+        ir_fail(&st, MPI_ERR_ARG, "%s: the global count %lld is negative", call,
+                (long long)global_count);
+    if (element_size <= 0)
+        ir_fail(&st, MPI_ERR_ARG, "%s: the element size %lld is not positive", call,
+                (long long)element_size);
+    else if (element_size > IR_CHUNK_MAX)
+        ir_fail(&st, MPI_ERR_ARG, "%s: the element size %lld is larger than %d bytes", call,
+                (long long)element_size, IR_CHUNK_MAX);
+    if (st.errclass == MPI_SUCCESS)
+        check_indices(call, global_count, count, indices, &st);
+    s->global_count = global_count;
+    s->elem_size = element_size > 0 ? element_size : 1;
+    MPI_Offset chunk = info_int(info, "edonio_ir_chunk_size", IR_CHUNK_DEFAULT, 1, IR_CHUNK_MAX);
+    s->chunk_elems = chunk / s->elem_size > 0 ? chunk / s->elem_size : 1;
+    s->align = info_int(info, "edonio_ir_align", IR_ALIGN_DEFAULT, 1, IR_ALIGN_MAX);
+    s->zlevel = (int)info_int(info, "edonio_ir_zstd_level", IR_ZLEVEL_DEFAULT, ZSTD_minCLevel(),
+                              ZSTD_maxCLevel());
+    /* The array and the info values must be the same on every process. */
+    MPI_Offset mine[8] = {global_count,   -global_count,   s->elem_size, -s->elem_size,
+                          s->chunk_elems, -s->chunk_elems, s->align,     -s->align};
+    MPI_Offset all[8];
+    MPI_Allreduce(mine, all, 8, MPI_OFFSET, MPI_MAX, s->comm);
+    if (all[0] != -all[1] || all[2] != -all[3])
+        ir_fail(&st, MPI_ERR_ARG,
+                "%s: the global count or the element size differs between "
+                "processes",
+                call);
+    else if (all[4] != -all[5] || all[6] != -all[7])
+        ir_fail(&st, MPI_ERR_ARG,
+                "%s: edonio_ir_chunk_size or edonio_ir_align differs between "
+                "processes",
+                call);
+    if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS)
+        goto failed;
+    sched_shape(s);
+    s->n = count;
+    s->indices = malloc((size_t)(count ? count : 1) * sizeof *s->indices);
+    if (s->indices == NULL)
+        ir_fail(&st, MPI_ERR_NO_MEM, "%s: no memory for %lld indices", call, (long long)count);
+    else if (count > 0)
+        memcpy(s->indices, indices, (size_t)count * sizeof *s->indices);
+    if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS)
+        goto failed;
+    if ((err = ir_route_build(s, count, indices, NULL, &s->full, &st)) != MPI_SUCCESS)
+        goto failed;
+    *sched = s;
+    return MPI_SUCCESS;
+failed:
+    sched_free(s);
+    return err;
+}
+
+/* The end of a call that wrote: the outcome agreed, then a barrier, so that every process of
+ * the schedule sees what the call wrote when it returns, as on a POSIX file system (MPI-IO
+ * alone asks sync-barrier-sync; edonio takes a barrier over the file's processes as the
+ * hand-over of what they wrote, doc/user-guide.md). */
+int ir_written(edonio_ir_schedule s, ir_status *st)
+{
+    int err = ir_agree(s->comm, st);
+    MPI_Barrier(s->comm);
+    return err;
+}
+
+int ir_ensure_full(edonio_ir_schedule s, ir_status *st)
+{
+    if (s->full != NULL)
+        return MPI_SUCCESS;
+    return ir_route_build(s, s->n, s->indices, NULL, &s->full, st);
+}
+
+typedef struct {
+    MPI_Offset g, pos;
+} ref;
+
+static int by_ref(const void *a, const void *b)
+{
+    const ref *x = a, *y = b;
+    if (x->g != y->g)
+        return x->g < y->g ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static ref *sorted_refs(MPI_Offset n, const MPI_Offset *idx)
+{
+    ref *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    if (r == NULL)
+        return NULL;
+    for (MPI_Offset k = 0; k < n; k++)
+        r[k] = (ref){idx[k], k};
+    qsort(r, (size_t)n, sizeof *r, by_ref);
+    return r;
+}
+
+/* What changes from the previous loop's references (a) to this loop's (b): kept pairs, the
+ * released elements (one copy each: a process's last, as a write keeps it) and the new ones. */
+typedef struct {
+    MPI_Offset nkeep, nrel, nnew;
+    MPI_Offset *keep, *rel_g, *rel_pos, *new_g, *new_pos;
+} diff;
+
+static int diff_refs(const ref *a, MPI_Offset na, const ref *b, MPI_Offset nb, diff *d)
+{
+    size_t na1 = (size_t)(na ? na : 1), nb1 = (size_t)(nb ? nb : 1);
+    d->keep = malloc(nb1 * 2 * sizeof *d->keep);
+    d->rel_g = malloc(na1 * sizeof *d->rel_g);
+    d->rel_pos = malloc(na1 * sizeof *d->rel_pos);
+    d->new_g = malloc(nb1 * sizeof *d->new_g);
+    d->new_pos = malloc(nb1 * sizeof *d->new_pos);
+    if (!d->keep || !d->rel_g || !d->rel_pos || !d->new_g || !d->new_pos)
+        return -1;
+    MPI_Offset i = 0, j = 0;
+    while (i < na || j < nb) {
+        MPI_Offset g = i < na && (j >= nb || a[i].g <= b[j].g) ? a[i].g : b[j].g;
+        MPI_Offset last = -1;
+        for (; i < na && a[i].g == g; i++)
+            last = a[i].pos; /* sorted by position within an index: the last one stays */
+        for (; j < nb && b[j].g == g; j++) {
+            if (last >= 0) {
+                d->keep[2 * d->nkeep] = last;
+                d->keep[2 * d->nkeep++ + 1] = b[j].pos;
+            } else {
+                d->new_g[d->nnew] = g;
+                d->new_pos[d->nnew++] = b[j].pos;
+            }
+        }
+        if (last >= 0 && (j == 0 || b[j - 1].g != g)) {
+            d->rel_g[d->nrel] = g;
+            d->rel_pos[d->nrel++] = last;
+        }
+    }
+    return 0;
+}
+
+static void diff_free(diff *d)
+{
+    free(d->rel_g);
+    free(d->rel_pos);
+    free(d->new_g);
+    free(d->new_pos);
+    free(d->keep);
+}
+
+int edonio_ir_schedule_update(edonio_ir_schedule old, MPI_Offset count, const MPI_Offset indices[],
+                              edonio_ir_schedule *sched)
+{
+    static const char call[] = "edonio_ir_schedule_update";
+    ir_status st = {MPI_SUCCESS, ""};
+    int err;
+    if (ir_check_sched(old, call, &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg); /* no communicator to agree over */
+    edonio_ir_schedule s = sched_new(old->comm, &st);
+    if (s == NULL)
+        return ir_agree(old->comm, &st);
+    if (sched == NULL)
+        ir_fail(&st, MPI_ERR_ARG, "%s: sched is NULL", call);
+    else
+        *sched = EDONIO_IR_SCHEDULE_NULL;
+    s->global_count = old->global_count;
+    s->elem_size = old->elem_size;
+    s->chunk_elems = old->chunk_elems;
+    s->align = old->align;
+    s->zlevel = old->zlevel;
+    sched_shape(s);
+    check_indices(call, s->global_count, count, indices, &st);
+    diff d = {0};
+    ref *a = NULL, *b = NULL;
+    if (st.errclass == MPI_SUCCESS) {
+        s->n = count;
+        s->indices = malloc((size_t)(count ? count : 1) * sizeof *s->indices);
+        a = sorted_refs(old->n, old->indices);
+        b = sorted_refs(count, indices);
+        if (s->indices == NULL || a == NULL || b == NULL || diff_refs(a, old->n, b, count, &d) != 0)
+            ir_fail(&st, MPI_ERR_NO_MEM, "%s: no memory for %lld references", call,
+                    (long long)count);
+        else if (count > 0)
+            memcpy(s->indices, indices, (size_t)count * sizeof *s->indices);
+    }
+    free(a);
+    free(b);
+    if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS)
+        goto failed;
+    /* Only the changes are routed now; the full route waits for a full write or read. */
+    if ((err = ir_route_build(s, d.nrel, d.rel_g, d.rel_pos, &s->release, &st)) != MPI_SUCCESS ||
+        (err = ir_route_build(s, d.nnew, d.new_g, d.new_pos, &s->fetch, &st)) != MPI_SUCCESS)
+        goto failed;
+    s->has_switch = 1;
+    s->nkeep = d.nkeep;
+    s->keep = d.keep;
+    d.keep = NULL;
+    diff_free(&d);
+    *sched = s;
+    return MPI_SUCCESS;
+failed:
+    diff_free(&d);
+    sched_free(s);
+    return err;
+}
+
+/* The checks every data call makes; a schedule that is not one has no communicator, so that
+ * error is returned at once (every process passes the same handle in a correct program). */
+static int start(const char *call, MPI_File fh, edonio_ir_schedule s, const void *buf,
+                 const void *buf2, ir_status *st)
+{
+    if (ir_check_sched(s, call, st) != MPI_SUCCESS)
+        return -1;
+    ir_check_file(fh, s, call, st);
+    if (buf == NULL && s->n > 0)
+        ir_fail(st, MPI_ERR_BUFFER, "%s: the buffer is NULL", call);
+    if (buf2 == NULL && s->n > 0)
+        ir_fail(st, MPI_ERR_BUFFER, "%s: the new loop's buffer is NULL", call);
+    s->stats.calls++;
+    return 0;
+}
+
+int edonio_ir_write(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const void *buf)
+{
+    ir_status st = {MPI_SUCCESS, ""}, rst = {MPI_SUCCESS, ""};
+    if (start("edonio_ir_write", fh, s, buf, buf, &st) != 0)
+        return ir_error_code(st.errclass, st.msg);
+    if (disp < 0)
+        ir_fail(&st, MPI_ERR_ARG, "edonio_ir_write: the displacement %lld is negative",
+                (long long)disp);
+    if (ir_ensure_full(s, &rst) != MPI_SUCCESS)
+        return ir_error_code(rst.errclass, rst.msg);
+    if (ir_route_write(s, s->full, fh, disp, buf, &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
+    return ir_written(s, &st);
+}
+
+int edonio_ir_read(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, void *buf)
+{
+    ir_status st = {MPI_SUCCESS, ""}, rst = {MPI_SUCCESS, ""};
+    if (start("edonio_ir_read", fh, s, buf, buf, &st) != 0)
+        return ir_error_code(st.errclass, st.msg);
+    if (disp < 0)
+        ir_fail(&st, MPI_ERR_ARG, "edonio_ir_read: the displacement %lld is negative",
+                (long long)disp);
+    if (ir_ensure_full(s, &rst) != MPI_SUCCESS)
+        return ir_error_code(rst.errclass, rst.msg);
+    if (ir_route_read(s, s->full, fh, disp, buf, &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
+    return ir_agree(s->comm, &st);
+}
+
+int edonio_ir_switch(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const void *old_buf,
+                     void *new_buf)
+{
+    static const char call[] = "edonio_ir_switch";
+    ir_status st = {MPI_SUCCESS, ""};
+    int err;
+    if (start(call, fh, s, new_buf, new_buf, &st) != 0)
+        return ir_error_code(st.errclass, st.msg);
+    if (!s->has_switch)
+        ir_fail(&st, MPI_ERR_ARG, "%s: the schedule was not made by edonio_ir_schedule_update",
+                call);
+    else if (old_buf == NULL && (s->release->n > 0 || s->nkeep > 0))
+        ir_fail(&st, MPI_ERR_BUFFER, "%s: the previous loop's buffer is NULL", call);
+    if (disp < 0)
+        ir_fail(&st, MPI_ERR_ARG, "%s: the displacement %lld is negative", call, (long long)disp);
+    if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS)
+        return err;
+    /* Released elements leave first: a handler writes them before it reads the new ones. */
+    if (ir_route_write(s, s->release, fh, disp, old_buf, &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
+    const char *from = old_buf;
+    char *to = new_buf;
+    MPI_Offset E = s->elem_size;
+    for (MPI_Offset k = 0; k < s->nkeep; k++)
+        memcpy(to + s->keep[2 * k + 1] * E, from + s->keep[2 * k] * E, (size_t)E);
+    if (ir_route_read(s, s->fetch, fh, disp, new_buf, &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
+    return ir_written(s, &st);
+}
+
+int edonio_ir_schedule_get_info(edonio_ir_schedule s, MPI_Info *info)
+{
+    ir_status st = {MPI_SUCCESS, ""};
+    char v[32];
+    if (ir_check_sched(s, "edonio_ir_schedule_get_info", &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
+    if (info == NULL)
+        return ir_error_code(MPI_ERR_ARG, "edonio_ir_schedule_get_info: info is NULL");
+    MPI_Info_create(info);
+    snprintf(v, sizeof v, "%lld", (long long)(s->chunk_elems * s->elem_size));
+    MPI_Info_set(*info, "edonio_ir_chunk_size", v);
+    snprintf(v, sizeof v, "%lld", (long long)s->align);
+    MPI_Info_set(*info, "edonio_ir_align", v);
+    snprintf(v, sizeof v, "%d", s->zlevel);
+    MPI_Info_set(*info, "edonio_ir_zstd_level", v);
+    return MPI_SUCCESS;
+}
+
+int edonio_ir_schedule_stats(edonio_ir_schedule s, edonio_ir_stats *stats)
+{
+    ir_status st = {MPI_SUCCESS, ""};
+    if (ir_check_sched(s, "edonio_ir_schedule_stats", &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
+    if (stats == NULL)
+        return ir_error_code(MPI_ERR_ARG, "edonio_ir_schedule_stats: stats is NULL");
+    *stats = s->stats;
+    return MPI_SUCCESS;
+}
+
+int edonio_ir_schedule_free(edonio_ir_schedule *sched)
+{
+    ir_status st = {MPI_SUCCESS, ""};
+    if (sched == NULL)
+        return ir_error_code(MPI_ERR_ARG, "edonio_ir_schedule_free: sched is NULL");
+    if (ir_check_sched(*sched, "edonio_ir_schedule_free", &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
+    sched_free(*sched);
+    *sched = EDONIO_IR_SCHEDULE_NULL;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,530 @@
+/*
+ * Chunked, compressed arrays (seed 002, section 4), file format version 1 (doc/irregular.md):
+ * a header at disp, the chunks as zstd frames with content checksums at multiples of the
+ * alignment, in chunk order, and the chunk index, one zstd frame, after them. Each round every
+ * handler compresses its chunk; one MPI_Allgather of the compressed sizes places the chunks (a
+ * prefix sum); the index is gathered to rank 0 and written once, the header last.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include "ir.h"
+
+#define HDR_SIZE   128
+#define ENTRY_SIZE 48
+#define ALG_ZSTD   1
+static const char magic[8] = {'E', 'D', 'O', 'N', 'I', 'O', 'Z', 'A'};
+
+typedef struct {
+    uint32_t version, header_size, algorithm;
+    int32_t level;
+    uint64_t global_count, element_size, chunk_elems, chunk_count;
+    uint64_t index_offset, index_length, data_offset, align, file_end;
+} zheader;
+
+typedef struct {
+    uint64_t id, offset, clen, rawlen, first;
+    uint32_t algorithm, flags;
+} zentry;
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void header_put(unsigned char *p, const zheader *h)
+{
+    memset(p, 0, HDR_SIZE);
+    memcpy(p, magic, 8);
+    put32(p + 8, h->version);
+    put32(p + 12, h->header_size);
+    put64(p + 16, h->global_count);
+    put64(p + 24, h->element_size);
+    put64(p + 32, h->chunk_elems);
+    put64(p + 40, h->chunk_count);
+    put64(p + 48, h->index_offset);
+    put64(p + 56, h->index_length);
+    put64(p + 64, h->data_offset);
+    put64(p + 72, h->align);
+    put32(p + 80, h->algorithm);
+    put32(p + 84, (uint32_t)h->level);
+    put64(p + 88, h->file_end);
+}
+
+static void entry_put(unsigned char *p, const zentry *e)
+{
+    put64(p, e->id);
+    put64(p + 8, e->offset);
+    put64(p + 16, e->clen);
+    put64(p + 24, e->rawlen);
+    put64(p + 32, e->first);
+    put32(p + 40, e->algorithm);
+    put32(p + 44, e->flags);
+}
+
+static void entry_get(const unsigned char *p, zentry *e)
+{
+    e->id = get64(p);
+    e->offset = get64(p + 8);
+    e->clen = get64(p + 16);
+    e->rawlen = get64(p + 24);
+    e->first = get64(p + 32);
+    e->algorithm = get32(p + 40);
+    e->flags = get32(p + 44);
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+/* Parse and check a header read from the file (got bytes of it). */
+static int header_get(const unsigned char *p, int got, MPI_Offset disp, zheader *h,
+                      const char *call, ir_status *st)
+{
+    if (got < HDR_SIZE)
+        return ir_fail(st, MPI_ERR_IO,
+                       "%s: not a compressed array: the file holds %d bytes at offset %lld, a "
+                       "header takes %d (truncated?)",
+                       call, got, (long long)disp, HDR_SIZE);
+    if (memcmp(p, magic, 8) != 0)
+        return ir_fail(st, MPI_ERR_IO,
+                       "%s: not an edonio compressed array: no \"EDONIOZA\" at offset %lld", call,
+                       (long long)disp);
+    h->version = get32(p + 8);
+    if (h->version != EDONIO_IR_FORMAT_VERSION)
+        return ir_fail(st, MPI_ERR_UNSUPPORTED_DATAREP,
+                       "%s: the compressed array at offset %lld has format version %u; this "
+                       "library reads version %d",
+                       call, (long long)disp, h->version, EDONIO_IR_FORMAT_VERSION);
+    h->header_size = get32(p + 12);
+    h->global_count = get64(p + 16);
+    h->element_size = get64(p + 24);
+    h->chunk_elems = get64(p + 32);
+    h->chunk_count = get64(p + 40);
+    h->index_offset = get64(p + 48);
+    h->index_length = get64(p + 56);
+    h->data_offset = get64(p + 64);
+    h->align = get64(p + 72);
+    h->algorithm = get32(p + 80);
+    h->level = (int32_t)get32(p + 84);
+    h->file_end = get64(p + 88);
+    const char *bad = NULL;
+    for (int i = 96; i < HDR_SIZE && !bad; i++)
+        if (p[i])
+            bad = "reserved bytes not zero";
+    if (bad)
+        ;
+    else if (h->header_size != HDR_SIZE)
+        bad = "header size";
+    else if (h->algorithm != ALG_ZSTD)
+        bad = "algorithm";
+    else if (h->element_size == 0 || h->element_size > INT32_MAX || h->chunk_elems == 0 ||
+             h->chunk_elems > UINT32_MAX || h->global_count > (uint64_t)INT64_MAX / h->element_size)
+        bad = "element size, chunk or count";
+    else if (h->chunk_count != (h->global_count + h->chunk_elems - 1) / h->chunk_elems)
+        bad = "chunk count";
+    else if (h->align == 0 || h->data_offset != align_up(HDR_SIZE, h->align))
+        bad = "data offset or alignment";
+    else if (h->index_length == 0 || h->index_offset < h->data_offset ||
+             h->file_end != h->index_offset + h->index_length)
+        bad = "index offset or length";
+    if (bad)
+        return ir_fail(st, MPI_ERR_IO,
+                       "%s: corrupt header of the compressed array at offset "
+                       "%lld (%s)",
+                       call, (long long)disp, bad);
+    return MPI_SUCCESS;
+}
+
+static int read_header(MPI_File fh, MPI_Offset disp, zheader *h, const char *call, ir_status *st)
+{
+    unsigned char p[HDR_SIZE];
+    MPI_Status status;
+    int got = 0, err = MPI_File_read_at(fh, disp, p, HDR_SIZE, MPI_BYTE, &status);
+    if (err != MPI_SUCCESS)
+        return ir_fail(st, MPI_ERR_IO, "%s: reading the header at offset %lld failed", call,
+                       (long long)disp);
+    MPI_Get_count(&status, MPI_BYTE, &got);
+    return header_get(p, got, disp, h, call, st);
+}
+
+static int check_entry(const zheader *h, const zentry *e, uint64_t k)
+{
+    uint64_t elems = h->global_count - k * h->chunk_elems;
+    if (elems > h->chunk_elems)
+        elems = h->chunk_elems;
+    return e->id == k && e->first == k * h->chunk_elems && e->rawlen == elems * h->element_size &&
+           e->algorithm == ALG_ZSTD && e->flags == 0 && e->offset >= h->data_offset &&
+           e->offset % h->align == 0 && e->clen > 0 && e->clen <= ZSTD_compressBound(e->rawlen) &&
+           e->offset + e->clen <= h->index_offset;
+}
+
+/* Rank 0: the header and the index, read and checked. */
+static int read_index(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, zheader *h,
+                      unsigned char **index, ir_status *st)
+{
+    static const char call[] = "edonio_ir_zread";
+    if (read_header(fh, disp, h, call, st) != MPI_SUCCESS)
+        return st->errclass;
+    if ((MPI_Offset)h->global_count != s->global_count ||
+        (MPI_Offset)h->element_size != s->elem_size || (MPI_Offset)h->chunk_elems != s->chunk_elems)
+        return ir_fail(st, MPI_ERR_ARG,
+                       "%s: the file holds %llu elements of %llu bytes in chunks of %llu "
+                       "elements; the schedule addresses %lld of %lld bytes in chunks of %lld "
+                       "(edonio_ir_zinquire tells a file's)",
+                       call, (unsigned long long)h->global_count,
+                       (unsigned long long)h->element_size, (unsigned long long)h->chunk_elems,
+                       (long long)s->global_count, (long long)s->elem_size,
+                       (long long)s->chunk_elems);
+    size_t raw = (size_t)h->chunk_count * ENTRY_SIZE;
+    if (h->index_length > INT32_MAX || raw > INT32_MAX)
+        return ir_fail(st, MPI_ERR_IO, "%s: corrupt header (index length)", call);
+    unsigned char *z = malloc((size_t)h->index_length);
+    *index = malloc(raw ? raw : 1);
+    if (z == NULL || *index == NULL) {
+        free(z);
+        return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for the chunk index", call);
+    }
+    MPI_Status status;
+    int got = 0;
+    if (MPI_File_read_at(fh, disp + (MPI_Offset)h->index_offset, z, (int)h->index_length, MPI_BYTE,
+                         &status) == MPI_SUCCESS)
+        MPI_Get_count(&status, MPI_BYTE, &got);
+    s->stats.file_reads += 2;
+    s->stats.bytes_read += HDR_SIZE + got;
+    if ((uint64_t)got < h->index_length) {
+        free(z);
+        return ir_fail(st, MPI_ERR_IO,
+                       "%s: the file is truncated: the chunk index at offset %lld takes %llu "
+                       "bytes, the file holds %d of them",
+                       call, (long long)(disp + (MPI_Offset)h->index_offset),
+                       (unsigned long long)h->index_length, got);
+    }
+    size_t out = ZSTD_decompress(*index, raw, z, (size_t)h->index_length);
+    unsigned long long content = ZSTD_getFrameContentSize(z, (size_t)h->index_length);
+    free(z);
+    if (ZSTD_isError(out) || out != raw || content != raw)
+        return ir_fail(st, MPI_ERR_IO, "%s: corrupt chunk index at offset %lld (%s)", call,
+                       (long long)(disp + (MPI_Offset)h->index_offset),
+                       ZSTD_isError(out) ? ZSTD_getErrorName(out) : "wrong length");
+    for (uint64_t k = 0; k < h->chunk_count; k++) {
+        zentry e;
+        entry_get(*index + k * ENTRY_SIZE, &e);
+        if (!check_entry(h, &e, k))
+            return ir_fail(st, MPI_ERR_IO, "%s: corrupt chunk index: entry %llu", call,
+                           (unsigned long long)k);
+    }
+    return MPI_SUCCESS;
+}
+
+int edonio_ir_zinquire(MPI_File fh, MPI_Offset disp, MPI_Offset *global_count,
+                       MPI_Offset *element_size, MPI_Offset *chunk_size)
+{
+    static const char call[] = "edonio_ir_zinquire";
+    ir_status st = {MPI_SUCCESS, ""};
+    zheader h;
+    if (fh == MPI_FILE_NULL)
+        return ir_error_code(MPI_ERR_FILE, "edonio_ir_zinquire: the file is MPI_FILE_NULL");
+    if (disp < 0)
+        return ir_error_code(MPI_ERR_ARG, "edonio_ir_zinquire: the displacement is negative");
+    if (read_header(fh, disp, &h, call, &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
+    if (global_count)
+        *global_count = (MPI_Offset)h.global_count;
+    if (element_size)
+        *element_size = (MPI_Offset)h.element_size;
+    if (chunk_size)
+        *chunk_size = (MPI_Offset)(h.chunk_elems * h.element_size);
+    return MPI_SUCCESS;
+}
+
+typedef struct {
+    char *sbuf, *rbuf, *cbuf, *zbuf;
+    size_t zcap;
+} zbufs;
+
+static void zbufs_free(zbufs *b)
+{
+    free(b->sbuf);
+    free(b->rbuf);
+    free(b->cbuf);
+    free(b->zbuf);
+}
+
+static int zbufs_get(edonio_ir_schedule s, zbufs *b, ir_status *st)
+{
+    MPI_Offset E = s->elem_size;
+    b->zcap = ZSTD_compressBound((size_t)(s->chunk_elems * E));
+    b->sbuf = malloc((size_t)(s->full->smax * E + 1));
+    b->rbuf = malloc((size_t)(s->full->rmax * E + 1));
+    b->cbuf = malloc((size_t)(s->chunk_elems * E));
+    b->zbuf = malloc(b->zcap);
+    if (!b->sbuf || !b->rbuf || !b->cbuf || !b->zbuf)
+        return ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for a chunk of %lld bytes",
+                       (long long)(s->chunk_elems * E));
+    return MPI_SUCCESS;
+}
+
+/* Rank 0: the gathered entries into the index, written after the data, then the header. */
+static void write_index(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, MPI_Offset end,
+                        const unsigned char *got, int nentries, ir_status *st)
+{
+    static const char call[] = "edonio_ir_zwrite";
+    size_t raw = (size_t)s->chunks * ENTRY_SIZE;
+    unsigned char *index = calloc(raw ? raw : 1, 1);
+    size_t cap = ZSTD_compressBound(raw);
+    unsigned char *z = malloc(cap), hdr[HDR_SIZE];
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    if (index == NULL || z == NULL || cc == NULL) {
+        ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for the chunk index", call);
+        goto out;
+    }
+    for (int i = 0; i < nentries; i++) {
+        uint64_t id = get64(got + (size_t)i * ENTRY_SIZE);
+        memcpy(index + id * ENTRY_SIZE, got + (size_t)i * ENTRY_SIZE, ENTRY_SIZE);
+    }
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, s->zlevel);
+    size_t zlen = ZSTD_compress2(cc, z, cap, index, raw);
+    if (ZSTD_isError(zlen)) {
+        ir_fail(st, MPI_ERR_INTERN, "%s: zstd: %s", call, ZSTD_getErrorName(zlen));
+        goto out;
+    }
+    zheader h = {EDONIO_IR_FORMAT_VERSION,
+                 HDR_SIZE,
+                 ALG_ZSTD,
+                 s->zlevel,
+                 (uint64_t)s->global_count,
+                 (uint64_t)s->elem_size,
+                 (uint64_t)s->chunk_elems,
+                 (uint64_t)s->chunks,
+                 (uint64_t)end,
+                 zlen,
+                 align_up(HDR_SIZE, (uint64_t)s->align),
+                 (uint64_t)s->align,
+                 (uint64_t)end + zlen};
+    header_put(hdr, &h);
+    MPI_Status status;
+    int err = MPI_File_write_at(fh, disp + end, z, (int)zlen, MPI_BYTE, &status);
+    if (err == MPI_SUCCESS)
+        err = MPI_File_write_at(fh, disp, hdr, HDR_SIZE, MPI_BYTE, &status);
+    s->stats.file_writes += 2;
+    s->stats.bytes_written += (MPI_Offset)zlen + HDR_SIZE;
+    if (err != MPI_SUCCESS)
+        ir_fail(st, MPI_ERR_IO, "%s: writing the chunk index or the header failed", call);
+out:
+    ZSTD_freeCCtx(cc);
+    free(index);
+    free(z);
+}
+
+int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const void *buf)
+{
+    static const char call[] = "edonio_ir_zwrite";
+    ir_status st = {MPI_SUCCESS, ""}, rst = {MPI_SUCCESS, ""};
+    zbufs b = {0};
+    if (ir_check_sched(s, call, &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
+    ir_check_file(fh, s, call, &st);
+    if (buf == NULL && s->n > 0)
+        ir_fail(&st, MPI_ERR_BUFFER, "%s: the buffer is NULL", call);
+    if (disp < 0)
+        ir_fail(&st, MPI_ERR_ARG, "%s: the displacement %lld is negative", call, (long long)disp);
+    s->stats.calls++;
+    if (ir_ensure_full(s, &rst) != MPI_SUCCESS)
+        return ir_error_code(rst.errclass, rst.msg);
+    int P = s->nprocs, me = s->rank, err;
+    MPI_Offset E = s->elem_size, mine_n = 0;
+    unsigned char *entries = malloc((size_t)(s->rounds + 1) * ENTRY_SIZE);
+    MPI_Offset *sizes = malloc((size_t)P * sizeof *sizes);
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    if (zbufs_get(s, &b, &st) == MPI_SUCCESS && (entries == NULL || sizes == NULL || cc == NULL))
+        ir_fail(&st, MPI_ERR_NO_MEM, "%s: no memory for the compressor", call);
+    if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS)
+        goto out;
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, s->zlevel);
+    MPI_Offset base = (MPI_Offset)align_up(HDR_SIZE, (uint64_t)s->align);
+    for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
+        MPI_Offset c = rd * P + me, clen = 0, rawlen = 0;
+        if (c < s->chunks) {
+            rawlen = ir_chunk_len(s, c) * E;
+            memset(b.cbuf, 0, (size_t)rawlen); /* elements nobody writes are zero */
+        }
+        ir_gather_round(s, s->full, rd, buf, b.sbuf, b.rbuf, b.cbuf, &st);
+        if (c < s->chunks) {
+            size_t z = ZSTD_compress2(cc, b.zbuf, b.zcap, b.cbuf, (size_t)rawlen);
+            if (ZSTD_isError(z))
+                ir_fail(&st, MPI_ERR_INTERN, "%s: zstd, chunk %lld: %s", call, (long long)c,
+                        ZSTD_getErrorName(z));
+            else
+                clen = (MPI_Offset)z;
+        }
+        MPI_Offset slot = (MPI_Offset)align_up((uint64_t)clen, (uint64_t)s->align);
+        MPI_Allgather(&slot, 1, MPI_OFFSET, sizes, 1, MPI_OFFSET, s->comm);
+        MPI_Offset at = base;
+        for (int p = 0; p < me; p++)
+            at += sizes[p];
+        for (int p = 0; p < P; p++)
+            base += sizes[p];
+        if (c < s->chunks && clen > 0) {
+            MPI_Status status;
+            int put = 0, e = MPI_File_write_at(fh, disp + at, b.zbuf, (int)clen, MPI_BYTE, &status);
+            if (e == MPI_SUCCESS)
+                MPI_Get_count(&status, MPI_BYTE, &put);
+            s->stats.file_writes++;
+            s->stats.bytes_written += put;
+            if (put != clen)
+                ir_fail(&st, MPI_ERR_IO,
+                        "%s: writing chunk %lld (%lld bytes at offset %lld) "
+                        "failed",
+                        call, (long long)c, (long long)clen, (long long)(disp + at));
+            zentry en = {(uint64_t)c,
+                         (uint64_t)at,
+                         (uint64_t)clen,
+                         (uint64_t)rawlen,
+                         (uint64_t)(c * s->chunk_elems),
+                         ALG_ZSTD,
+                         0};
+            entry_put(entries + mine_n++ * ENTRY_SIZE, &en);
+        }
+    }
+    /* The index: every process's entries to rank 0, which writes it and then the header. */
+    int mine_bytes = (int)(mine_n * ENTRY_SIZE), *counts = NULL, *displs = NULL, total = 0;
+    unsigned char *all = NULL;
+    if (me == 0) {
+        counts = malloc((size_t)P * sizeof *counts);
+        displs = malloc((size_t)P * sizeof *displs);
+    }
+    MPI_Gather(&mine_bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, s->comm);
+    if (me == 0) {
+        for (int p = 0; p < P; p++) {
+            displs[p] = total;
+            total += counts[p];
+        }
+        all = malloc((size_t)total + 1);
+    }
+    MPI_Gatherv(entries, mine_bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, s->comm);
+    if (me == 0) {
+        if (total != s->chunks * ENTRY_SIZE && st.errclass == MPI_SUCCESS)
+            ir_fail(&st, MPI_ERR_INTERN, "%s: %d index entries for %lld chunks", call,
+                    total / ENTRY_SIZE, (long long)s->chunks);
+        else if (st.errclass == MPI_SUCCESS)
+            write_index(s, fh, disp, base, all, total / ENTRY_SIZE, &st);
+        free(counts);
+        free(displs);
+        free(all);
+    }
+    err = ir_written(s, &st);
+out:
+    zbufs_free(&b);
+    free(entries);
+    free(sizes);
+    ZSTD_freeCCtx(cc);
+    return err;
+}
+
+/* One chunk read and decompressed into cbuf; every check failure is an error. */
+static void read_chunk(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, const zentry *e,
+                       zbufs *b, ZSTD_DCtx *dc, ir_status *st)
+{
+    static const char call[] = "edonio_ir_zread";
+    MPI_Status status;
+    int got = 0;
+    if (MPI_File_read_at(fh, disp + (MPI_Offset)e->offset, b->zbuf, (int)e->clen, MPI_BYTE,
+                         &status) == MPI_SUCCESS)
+        MPI_Get_count(&status, MPI_BYTE, &got);
+    s->stats.file_reads++;
+    s->stats.bytes_read += got;
+    if ((uint64_t)got < e->clen) {
+        ir_fail(st, MPI_ERR_IO,
+                "%s: the file is truncated: chunk %llu at offset %lld takes %llu bytes, the "
+                "file holds %d of them",
+                call, (unsigned long long)e->id, (long long)(disp + (MPI_Offset)e->offset),
+                (unsigned long long)e->clen, got);
+        return;
+    }
+    unsigned long long content = ZSTD_getFrameContentSize(b->zbuf, (size_t)e->clen);
+    size_t out = content == e->rawlen
+                     ? ZSTD_decompressDCtx(dc, b->cbuf, (size_t)e->rawlen, b->zbuf, (size_t)e->clen)
+                     : 0;
+    if (content != e->rawlen || ZSTD_isError(out) || out != e->rawlen) {
+        memset(b->cbuf, 0, (size_t)e->rawlen);
+        ir_fail(st, MPI_ERR_IO, "%s: corrupt chunk %llu at offset %lld (%s)", call,
+                (unsigned long long)e->id, (long long)(disp + (MPI_Offset)e->offset),
+                content != e->rawlen ? "its frame's content size is wrong"
+                : ZSTD_isError(out)  ? ZSTD_getErrorName(out)
+                                     : "short");
+    }
+}
+
+int edonio_ir_zread(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, void *buf)
+{
+    static const char call[] = "edonio_ir_zread";
+    ir_status st = {MPI_SUCCESS, ""}, rst = {MPI_SUCCESS, ""};
+    zbufs b = {0};
+    unsigned char *index = NULL;
+    zheader h;
+    if (ir_check_sched(s, call, &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
+    ir_check_file(fh, s, call, &st);
+    if (buf == NULL && s->n > 0)
+        ir_fail(&st, MPI_ERR_BUFFER, "%s: the buffer is NULL", call);
+    if (disp < 0)
+        ir_fail(&st, MPI_ERR_ARG, "%s: the displacement %lld is negative", call, (long long)disp);
+    s->stats.calls++;
+    if (ir_ensure_full(s, &rst) != MPI_SUCCESS)
+        return ir_error_code(rst.errclass, rst.msg);
+    int P = s->nprocs, me = s->rank, err;
+    if (me == 0 && st.errclass == MPI_SUCCESS)
+        read_index(s, fh, disp, &h, &index, &st);
+    ZSTD_DCtx *dc = ZSTD_createDCtx();
+    size_t raw = (size_t)s->chunks * ENTRY_SIZE;
+    if (me != 0)
+        index = malloc(raw ? raw : 1);
+    if (zbufs_get(s, &b, &st) == MPI_SUCCESS && (dc == NULL || index == NULL))
+        ir_fail(&st, MPI_ERR_NO_MEM, "%s: no memory for the chunk index", call);
+    if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS)
+        goto out;
+    MPI_Bcast(index, (int)raw, MPI_BYTE, 0, s->comm);
+    for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
+        MPI_Offset c = rd * P + me;
+        if (c < s->chunks && s->full->roff[rd * P] < s->full->roff[(rd + 1) * P]) {
+            zentry e;
+            entry_get(index + c * ENTRY_SIZE, &e);
+            read_chunk(s, fh, disp, &e, &b, dc, &st);
+        }
+        ir_scatter_round(s, s->full, rd, b.cbuf, b.sbuf, b.rbuf, buf, &st);
+    }
+    err = ir_agree(s->comm, &st);
+out:
+    zbufs_free(&b);
+    free(index);
+    ZSTD_freeDCtx(dc);
+    return err;
+}
