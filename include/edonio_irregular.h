@@ -53,8 +53,9 @@ int edonio_ir_schedule_create(MPI_Comm comm, MPI_Offset global_count, MPI_Offset
 /* Write (read) the process's `count` elements from (into) buf; fh is open on the group of the
  * schedule's communicator. Independent of fh's view: offsets are bytes from disp. A call that
  * writes (edonio_ir_write, edonio_ir_switch, edonio_ir_zwrite) ends with an MPI_Barrier on the
- * schedule's communicator: when it returns, every process sees what it wrote, on any driver
- * (on edonio a barrier over the file's processes hands their writes over). */
+ * schedule's communicator: when it returns, every process sees what it wrote wherever a
+ * barrier orders writes and reads, as on a POSIX file system under ufs, and on edonio (a
+ * barrier over the file's processes hands their writes over). */
 int edonio_ir_write(MPI_File fh, MPI_Offset disp, edonio_ir_schedule sched, const void *buf);
 int edonio_ir_read(MPI_File fh, MPI_Offset disp, edonio_ir_schedule sched, void *buf);
 
@@ -66,7 +67,10 @@ int edonio_ir_read(MPI_File fh, MPI_Offset disp, edonio_ir_schedule sched, void 
  * buffer), copies the elements both loops reference from old_buf into new_buf, and reads only
  * the elements new to the second loop into new_buf. Elements kept in memory are written by a
  * later edonio_ir_write (or released by a later switch). The new schedule is a full schedule:
- * edonio_ir_write, edonio_ir_read and another update take it.
+ * edonio_ir_write, edonio_ir_read and another update take it. Kept, released and new are
+ * decided by each process for its own references: exact when each element has one holder at
+ * a time, or when all copies of an element agree (a new element comes from the file, not from
+ * another process's memory).
  */
 int edonio_ir_schedule_update(edonio_ir_schedule old, MPI_Offset count, const MPI_Offset indices[],
                               edonio_ir_schedule *sched);

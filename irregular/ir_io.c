@@ -211,6 +211,16 @@ int ir_route_write(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset di
     return MPI_SUCCESS;
 }
 
+/* A read came back short: the file ends before an element asked for. */
+static void past_end(edonio_ir_schedule s, ir_status *st, MPI_Offset byte, MPI_Offset elem)
+{
+    (void)s;
+    ir_fail(st, MPI_ERR_IO,
+            "edonio_ir_read: element %lld is past the end of the file (a read at byte %lld "
+            "found nothing more)",
+            (long long)elem, (long long)byte);
+}
+
 int ir_route_read(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset disp, void *buf,
                   ir_status *st)
 {
@@ -230,19 +240,13 @@ int ir_route_read(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset dis
             MPI_Offset extent = runs[2 * (nruns - 1)] + runs[2 * nruns - 1] - first;
             MPI_Offset got = read_at(s, fh, base + first * E, b.cbuf + first * E, extent * E, st);
             if (got < extent * E)
-                ir_fail(st, MPI_ERR_IO,
-                        "edonio_ir_read: the file ends at byte %lld, before element %lld",
-                        (long long)(base + first * E + got),
-                        (long long)(c * s->chunk_elems + first + got / E));
+                past_end(s, st, base + first * E + got, c * s->chunk_elems + first + got / E);
         } else
             for (MPI_Offset i = 0; i < nruns; i++) {
                 MPI_Offset at = runs[2 * i] * E, len = runs[2 * i + 1] * E;
                 MPI_Offset got = read_at(s, fh, base + at, b.cbuf + at, len, st);
                 if (got < len)
-                    ir_fail(st, MPI_ERR_IO,
-                            "edonio_ir_read: the file ends at byte %lld, before element %lld",
-                            (long long)(base + at + got),
-                            (long long)(c * s->chunk_elems + runs[2 * i] + got / E));
+                    past_end(s, st, base + at + got, c * s->chunk_elems + runs[2 * i] + got / E);
             }
         ir_scatter_round(s, r, rd, b.cbuf, b.sbuf, b.rbuf, buf, st);
     }

@@ -195,8 +195,8 @@ static int read_index(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, zheade
         (MPI_Offset)h->element_size != s->elem_size || (MPI_Offset)h->chunk_elems != s->chunk_elems)
         return ir_fail(st, MPI_ERR_ARG,
                        "%s: the file holds %llu elements of %llu bytes in chunks of %llu "
-                       "elements; the schedule addresses %lld of %lld bytes in chunks of %lld "
-                       "(edonio_ir_zinquire tells a file's)",
+                       "elements; the schedule addresses %lld elements of %lld bytes in chunks of "
+                       "%lld (edonio_ir_zinquire tells a file's)",
                        call, (unsigned long long)h->global_count,
                        (unsigned long long)h->element_size, (unsigned long long)h->chunk_elems,
                        (long long)s->global_count, (long long)s->elem_size,
