@@ -55,9 +55,14 @@ struct edonio_ir_schedule_s {
 /* ir_error.c: errors. A local failure is recorded with ir_fail (class and message); ir_agree
  * makes every process of the communicator return the lowest failing rank's error. */
 typedef struct ir_status {
-    int errclass; /* MPI_SUCCESS or an MPI error class */
+    int errclass;     /* MPI_SUCCESS or an MPI error class */
+    const char *call; /* the public call, which every message names first */
     char msg[480];
 } ir_status;
+#define IR_STATUS(call)                                                                            \
+    {                                                                                              \
+        MPI_SUCCESS, (call), ""                                                                    \
+    }
 int ir_fail(ir_status *st, int errclass, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int ir_agree(MPI_Comm comm, ir_status *st);
@@ -76,6 +81,12 @@ int ir_route_write(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset di
                    ir_status *st);
 int ir_route_read(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset disp, void *buf,
                   ir_status *st);
+int ir_route_switch(edonio_ir_schedule s, ir_route *rel, ir_route *fresh, MPI_File fh,
+                    MPI_Offset disp, const void *old_buf, void *new_buf, ir_status *st);
+MPI_Offset ir_read_at(edonio_ir_schedule s, MPI_File fh, MPI_Offset off, void *p, MPI_Offset len,
+                      ir_status *st);
+void ir_write_at(edonio_ir_schedule s, MPI_File fh, MPI_Offset off, const void *p, MPI_Offset len,
+                 ir_status *st);
 /* The exchanges of one round, for the chunk writers (gather: references to chunk buffer) and
  * readers (scatter: chunk buffer to references). */
 int ir_gather_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const void *buf,

@@ -85,8 +85,10 @@ int ir_agree(MPI_Comm comm, ir_status *st)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     mine = st->errclass != MPI_SUCCESS ? rank : size;
-    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-        return ir_error_code(MPI_ERR_OTHER, "edonio_ir: the agreement on the outcome failed");
+    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
+        ir_fail(st, MPI_ERR_OTHER, "%s: the agreement on the outcome failed", st->call);
+        return ir_error_code(st->errclass, st->msg);
+    }
     if (first == size)
         return MPI_SUCCESS;
     ir_status agreed;
@@ -98,6 +100,7 @@ int ir_agree(MPI_Comm comm, ir_status *st)
         size_t len = strlen(agreed.msg);
         snprintf(agreed.msg + len, sizeof agreed.msg - len, " (on rank %d)", first);
     }
+    agreed.call = st->call; /* a pointer of the first failing process's */
     *st = agreed;
     return ir_error_code(st->errclass, st->msg);
 }

@@ -56,7 +56,8 @@ int ir_gather_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const v
         }
     }
     if (ir_waitall(nreq, reqs) != MPI_SUCCESS)
-        ir_fail(st, MPI_ERR_OTHER, "edonio_ir: an exchange of round %lld failed", (long long)round);
+        ir_fail(st, MPI_ERR_OTHER, "%s: an exchange of round %lld failed", st->call,
+                (long long)round);
     /* The lowest rank's copy wins: sources are applied from the highest down, each in its order
      * (by global index, then position: a process's last copy comes last). */
     if (c0 + me < s->chunks)
@@ -94,42 +95,46 @@ int ir_scatter_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const 
         }
     }
     if (ir_waitall(nreq, reqs) != MPI_SUCCESS)
-        ir_fail(st, MPI_ERR_OTHER, "edonio_ir: an exchange of round %lld failed", (long long)round);
+        ir_fail(st, MPI_ERR_OTHER, "%s: an exchange of round %lld failed", st->call,
+                (long long)round);
     MPI_Offset k0 = r->soff[c0], k1 = r->soff[c0 + P < s->chunks ? c0 + P : s->chunks];
     for (MPI_Offset k = k0; k < k1; k++)
         copy_elem(b + r->spos[k] * E, sbuf + (k - k0) * E, E);
     return MPI_SUCCESS;
 }
 
-/* An MPI-IO call's failure, in the library's words. */
+/* An MPI-IO call's failure: its class, and its message after the call's name. */
 static void io_failed(ir_status *st, int err, const char *what, MPI_Offset off, MPI_Offset len)
 {
     char text[MPI_MAX_ERROR_STRING];
     int tlen = 0, cls = MPI_ERR_IO;
     MPI_Error_string(err, text, &tlen);
     MPI_Error_class(err, &cls);
-    ir_fail(st, cls, "edonio_ir: %s of %lld bytes at offset %lld failed: %s", what, (long long)len,
-            (long long)off, text);
+    ir_fail(st, cls, "%s: %s of %lld bytes at offset %lld failed: %s", st->call, what,
+            (long long)len, (long long)off, text);
 }
 
-/* Read len bytes at off into p; returns the bytes read (fewer at the end of the file). */
-static MPI_Offset read_at(edonio_ir_schedule s, MPI_File fh, MPI_Offset off, char *p,
-                          MPI_Offset len, ir_status *st)
+/* Read len bytes at off into p; returns the bytes read (fewer at the end of the file). s (whose
+ * statistics count it) may be NULL. */
+MPI_Offset ir_read_at(edonio_ir_schedule s, MPI_File fh, MPI_Offset off, void *p, MPI_Offset len,
+                      ir_status *st)
 {
     MPI_Status status;
     int got = 0, err = MPI_File_read_at(fh, off, p, (int)len, MPI_BYTE, &status);
-    s->stats.file_reads++;
     if (err != MPI_SUCCESS) {
         io_failed(st, err, "a read", off, len);
-        return 0;
+        got = 0;
+    } else
+        MPI_Get_count(&status, MPI_BYTE, &got);
+    if (s != NULL) {
+        s->stats.file_reads++;
+        s->stats.bytes_read += got;
     }
-    MPI_Get_count(&status, MPI_BYTE, &got);
-    s->stats.bytes_read += got;
     return got;
 }
 
-static void write_at(edonio_ir_schedule s, MPI_File fh, MPI_Offset off, const char *p,
-                     MPI_Offset len, ir_status *st)
+void ir_write_at(edonio_ir_schedule s, MPI_File fh, MPI_Offset off, const void *p, MPI_Offset len,
+                 ir_status *st)
 {
     MPI_Status status;
     int put = 0, err = MPI_File_write_at(fh, off, p, (int)len, MPI_BYTE, &status);
@@ -139,34 +144,74 @@ static void write_at(edonio_ir_schedule s, MPI_File fh, MPI_Offset off, const ch
     MPI_Get_count(&status, MPI_BYTE, &put);
     s->stats.bytes_written += put;
     if (put != len)
-        ir_fail(st, MPI_ERR_IO, "edonio_ir: a write of %lld bytes at offset %lld wrote %d",
+        ir_fail(st, MPI_ERR_IO, "%s: a write of %lld bytes at offset %lld wrote %d", st->call,
                 (long long)len, (long long)off, put);
 }
 
-/* Whether one operation over the runs' extent costs less than one per run (ops: 2 for a
- * read-modify-write, 1 for a read). */
-static int sieve(const MPI_Offset *runs, MPI_Offset nruns, MPI_Offset E, int ops)
+/* One round's runs of a route on this process's chunk (none when it handles no chunk then). */
+typedef struct {
+    const MPI_Offset *runs; /* pairs (first element, elements) */
+    MPI_Offset n, first, end, covered;
+} ir_runs;
+
+static ir_runs runs_of(const ir_route *r, MPI_Offset round)
 {
-    if (nruns <= ops)
-        return 0;
-    MPI_Offset covered = 0, extent = runs[2 * (nruns - 1)] + runs[2 * nruns - 1] - runs[0];
-    for (MPI_Offset i = 0; i < nruns; i++)
-        covered += runs[2 * i + 1];
-    return ops * (IR_OP_BYTES + extent * E) < nruns * IR_OP_BYTES + covered * E;
+    ir_runs x = {r->runs + 2 * r->runoff[round], r->runoff[round + 1] - r->runoff[round], 0, 0, 0};
+    if (x.n > 0) {
+        x.first = x.runs[0];
+        x.end = x.runs[2 * (x.n - 1)] + x.runs[2 * x.n - 1];
+    }
+    for (MPI_Offset i = 0; i < x.n; i++)
+        x.covered += x.runs[2 * i + 1];
+    return x;
+}
+
+/* The cost of moving runs, by the model above: one operation per run, or `ops` over the extent
+ * (2 to write it, which reads it first; 1 to read it). */
+static MPI_Offset by_runs(const ir_runs *x, MPI_Offset E)
+{
+    return x->n * IR_OP_BYTES + x->covered * E;
+}
+
+static MPI_Offset by_extent(const ir_runs *x, MPI_Offset E, int ops)
+{
+    return x->n ? ops * (IR_OP_BYTES + (x->end - x->first) * E) : 0;
+}
+
+/* A read came back short (got bytes of the extent starting at element `first` of chunk c): the
+ * first element asked for that it lacks is past the end of the file. */
+static void check_got(edonio_ir_schedule s, const ir_runs *x, MPI_Offset c, MPI_Offset first,
+                      MPI_Offset got, ir_status *st)
+{
+    MPI_Offset E = s->elem_size, have = first + got / E; /* elements [first, have) are in */
+    for (MPI_Offset i = 0; i < x->n; i++) {
+        MPI_Offset a = x->runs[2 * i], b = a + x->runs[2 * i + 1];
+        if (b > have) {
+            MPI_Offset missing = a > have ? a : have;
+            ir_fail(st, MPI_ERR_IO, "%s: element %lld is past the end of the file", st->call,
+                    (long long)(c * s->chunk_elems + missing));
+            return;
+        }
+    }
 }
 
 typedef struct {
     char *sbuf, *rbuf, *cbuf;
 } ir_bufs;
 
-static int bufs_get(edonio_ir_schedule s, ir_route *r, ir_bufs *b, ir_status *st)
+static int bufs_get(edonio_ir_schedule s, const ir_route *r, const ir_route *r2, ir_bufs *b,
+                    ir_status *st)
 {
-    MPI_Offset E = s->elem_size;
-    b->sbuf = malloc((size_t)(r->smax * E + 1));
-    b->rbuf = malloc((size_t)(r->rmax * E + 1));
+    MPI_Offset E = s->elem_size, smax = r->smax, rmax = r->rmax;
+    if (r2 && r2->smax > smax)
+        smax = r2->smax;
+    if (r2 && r2->rmax > rmax)
+        rmax = r2->rmax;
+    b->sbuf = malloc((size_t)(smax * E + 1));
+    b->rbuf = malloc((size_t)(rmax * E + 1));
     b->cbuf = malloc((size_t)(s->chunk_elems * E));
     if (b->sbuf == NULL || b->rbuf == NULL || b->cbuf == NULL)
-        return ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for a chunk of %lld bytes",
+        return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for a chunk of %lld bytes", st->call,
                        (long long)(s->chunk_elems * E));
     return MPI_SUCCESS;
 }
@@ -178,77 +223,139 @@ static void bufs_free(ir_bufs *b)
     free(b->cbuf);
 }
 
+/* Read [first, end) of chunk c into cbuf; zeros for what lies past the end of the file. Returns
+ * the bytes read. */
+static MPI_Offset read_extent(edonio_ir_schedule s, MPI_File fh, MPI_Offset base, char *cbuf,
+                              MPI_Offset first, MPI_Offset end, ir_status *st)
+{
+    MPI_Offset E = s->elem_size;
+    MPI_Offset got = ir_read_at(s, fh, base + first * E, cbuf + first * E, (end - first) * E, st);
+    memset(cbuf + first * E + got, 0, (size_t)((end - first) * E - got));
+    return got;
+}
+
+/* One round of a write: the route's elements gathered into this process's chunk, and its runs
+ * written, or their extent read, overlaid and written (sieve). With `have` set, cbuf already
+ * holds the file's bytes over the runs' extent. */
+static void write_round(edonio_ir_schedule s, ir_route *r, MPI_Offset rd, MPI_File fh,
+                        MPI_Offset disp, const void *buf, ir_bufs *b, int have, ir_status *st)
+{
+    MPI_Offset E = s->elem_size, c = rd * s->nprocs + s->rank;
+    MPI_Offset base = disp + c * s->chunk_elems * E;
+    ir_runs x = runs_of(r, rd);
+    int whole = x.n > 0 && (have ? by_extent(&x, E, 1) < by_runs(&x, E)
+                                 : by_extent(&x, E, 2) < by_runs(&x, E));
+    if (whole && !have)
+        read_extent(s, fh, base, b->cbuf, x.first, x.end, st);
+    ir_gather_round(s, r, rd, buf, b->sbuf, b->rbuf, b->cbuf, st);
+    if (whole)
+        ir_write_at(s, fh, base + x.first * E, b->cbuf + x.first * E, (x.end - x.first) * E, st);
+    else
+        for (MPI_Offset i = 0; i < x.n; i++)
+            ir_write_at(s, fh, base + x.runs[2 * i] * E, b->cbuf + x.runs[2 * i] * E,
+                        x.runs[2 * i + 1] * E, st);
+}
+
+/* One round of a read: this process's chunk's runs read (or their extent), then scattered to
+ * the processes that asked. With `have` set, cbuf already holds them. */
+static void read_round(edonio_ir_schedule s, ir_route *r, MPI_Offset rd, MPI_File fh,
+                       MPI_Offset disp, void *buf, ir_bufs *b, int have, ir_status *st)
+{
+    MPI_Offset E = s->elem_size, c = rd * s->nprocs + s->rank;
+    MPI_Offset base = disp + c * s->chunk_elems * E;
+    ir_runs x = runs_of(r, rd);
+    if (have || x.n == 0)
+        ;
+    else if (by_extent(&x, E, 1) < by_runs(&x, E)) {
+        MPI_Offset got =
+            ir_read_at(s, fh, base + x.first * E, b->cbuf + x.first * E, (x.end - x.first) * E, st);
+        if (got < (x.end - x.first) * E)
+            check_got(s, &x, c, x.first, got, st);
+    } else
+        for (MPI_Offset i = 0; i < x.n; i++) {
+            MPI_Offset at = x.runs[2 * i], len = x.runs[2 * i + 1] * E;
+            MPI_Offset got = ir_read_at(s, fh, base + at * E, b->cbuf + at * E, len, st);
+            if (got < len) {
+                ir_runs one = {x.runs + 2 * i, 1, at, at + x.runs[2 * i + 1], 0};
+                check_got(s, &one, c, at, got, st);
+            }
+        }
+    ir_scatter_round(s, r, rd, b->cbuf, b->sbuf, b->rbuf, buf, st);
+}
+
 int ir_route_write(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset disp, const void *buf,
                    ir_status *st)
 {
     ir_bufs b;
-    MPI_Offset E = s->elem_size;
-    bufs_get(s, r, &b, st);
+    bufs_get(s, r, NULL, &b, st);
     if (ir_agree(s->comm, st) != MPI_SUCCESS) {
         bufs_free(&b);
         return st->errclass;
     }
-    for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
-        MPI_Offset c = rd * s->nprocs + s->rank, *runs = r->runs + 2 * r->runoff[rd];
-        MPI_Offset nruns = r->runoff[rd + 1] - r->runoff[rd];
-        MPI_Offset base = disp + c * s->chunk_elems * E;
-        int whole = nruns > 0 && sieve(runs, nruns, E, 2);
-        MPI_Offset first = nruns ? runs[0] : 0;
-        MPI_Offset extent = nruns ? runs[2 * (nruns - 1)] + runs[2 * nruns - 1] - first : 0;
-        if (whole) {
-            MPI_Offset got = read_at(s, fh, base + first * E, b.cbuf + first * E, extent * E, st);
-            memset(b.cbuf + first * E + got, 0, (size_t)(extent * E - got));
-        }
-        ir_gather_round(s, r, rd, buf, b.sbuf, b.rbuf, b.cbuf, st);
-        if (whole)
-            write_at(s, fh, base + first * E, b.cbuf + first * E, extent * E, st);
-        else
-            for (MPI_Offset i = 0; i < nruns; i++)
-                write_at(s, fh, base + runs[2 * i] * E, b.cbuf + runs[2 * i] * E,
-                         runs[2 * i + 1] * E, st);
-    }
+    for (MPI_Offset rd = 0; rd < s->rounds; rd++)
+        write_round(s, r, rd, fh, disp, buf, &b, 0, st);
     bufs_free(&b);
     return MPI_SUCCESS;
-}
-
-/* A read came back short: the file ends before an element asked for. */
-static void past_end(edonio_ir_schedule s, ir_status *st, MPI_Offset byte, MPI_Offset elem)
-{
-    (void)s;
-    ir_fail(st, MPI_ERR_IO,
-            "edonio_ir_read: element %lld is past the end of the file (a read at byte %lld "
-            "found nothing more)",
-            (long long)elem, (long long)byte);
 }
 
 int ir_route_read(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset disp, void *buf,
                   ir_status *st)
 {
     ir_bufs b;
+    bufs_get(s, r, NULL, &b, st);
+    if (ir_agree(s->comm, st) != MPI_SUCCESS) {
+        bufs_free(&b);
+        return st->errclass;
+    }
+    for (MPI_Offset rd = 0; rd < s->rounds; rd++)
+        read_round(s, r, rd, fh, disp, buf, &b, 0, st);
+    bufs_free(&b);
+    return MPI_SUCCESS;
+}
+
+/*
+ * A switch: per round, the released elements written and the new ones read. Where both are
+ * scattered over a chunk, one read of their joint extent serves both: the released elements are
+ * overlaid and written back, the new ones taken from the same buffer (the file's bytes, with the
+ * released ones just written). Otherwise a write round, then a read round. Writing first: a
+ * handler writes what one process releases before it reads it for another.
+ */
+int ir_route_switch(edonio_ir_schedule s, ir_route *rel, ir_route *fresh, MPI_File fh,
+                    MPI_Offset disp, const void *old_buf, void *new_buf, ir_status *st)
+{
+    ir_bufs b;
     MPI_Offset E = s->elem_size;
-    bufs_get(s, r, &b, st);
+    bufs_get(s, rel, fresh, &b, st);
     if (ir_agree(s->comm, st) != MPI_SUCCESS) {
         bufs_free(&b);
         return st->errclass;
     }
     for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
-        MPI_Offset c = rd * s->nprocs + s->rank, *runs = r->runs + 2 * r->runoff[rd];
-        MPI_Offset nruns = r->runoff[rd + 1] - r->runoff[rd];
-        MPI_Offset base = disp + c * s->chunk_elems * E;
-        if (nruns > 0 && sieve(runs, nruns, E, 1)) {
-            MPI_Offset first = runs[0];
-            MPI_Offset extent = runs[2 * (nruns - 1)] + runs[2 * nruns - 1] - first;
-            MPI_Offset got = read_at(s, fh, base + first * E, b.cbuf + first * E, extent * E, st);
-            if (got < extent * E)
-                past_end(s, st, base + first * E + got, c * s->chunk_elems + first + got / E);
-        } else
-            for (MPI_Offset i = 0; i < nruns; i++) {
-                MPI_Offset at = runs[2 * i] * E, len = runs[2 * i + 1] * E;
-                MPI_Offset got = read_at(s, fh, base + at, b.cbuf + at, len, st);
-                if (got < len)
-                    past_end(s, st, base + at + got, c * s->chunk_elems + runs[2 * i] + got / E);
-            }
-        ir_scatter_round(s, r, rd, b.cbuf, b.sbuf, b.rbuf, buf, st);
+        ir_runs w = runs_of(rel, rd), r = runs_of(fresh, rd);
+        MPI_Offset sep_w =
+            by_runs(&w, E) < by_extent(&w, E, 2) ? by_runs(&w, E) : by_extent(&w, E, 2);
+        MPI_Offset sep_r =
+            by_runs(&r, E) < by_extent(&r, E, 1) ? by_runs(&r, E) : by_extent(&r, E, 1);
+        MPI_Offset first = w.first < r.first ? w.first : r.first;
+        MPI_Offset end = w.end > r.end ? w.end : r.end;
+        if (w.n == 0 || r.n == 0) {
+            first = w.n ? w.first : r.first;
+            end = w.n ? w.end : r.end;
+        }
+        MPI_Offset joint = IR_OP_BYTES + (end - first) * E;
+        joint += by_runs(&w, E) < by_extent(&w, E, 1) ? by_runs(&w, E) : by_extent(&w, E, 1);
+        if (w.n > 0 && r.n > 0 && joint < sep_w + sep_r) {
+            MPI_Offset c = rd * s->nprocs + s->rank;
+            MPI_Offset base = disp + c * s->chunk_elems * E;
+            MPI_Offset got = read_extent(s, fh, base, b.cbuf, first, end, st);
+            if (got < (end - first) * E)
+                check_got(s, &r, c, first, got, st);
+            write_round(s, rel, rd, fh, disp, old_buf, &b, 1, st);
+            read_round(s, fresh, rd, fh, disp, new_buf, &b, 1, st);
+        } else {
+            write_round(s, rel, rd, fh, disp, old_buf, &b, 0, st);
+            read_round(s, fresh, rd, fh, disp, new_buf, &b, 0, st);
+        }
     }
     bufs_free(&b);
     return MPI_SUCCESS;

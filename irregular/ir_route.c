@@ -47,7 +47,7 @@ static int sort_refs(edonio_ir_schedule s, ir_route *r, const MPI_Offset *idx,
     *sorted = malloc(n * sizeof **sorted);
     if (refs == NULL || r->spos == NULL || r->soff == NULL || *sorted == NULL) {
         free(refs);
-        return ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for %lld references",
+        return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for %lld references", st->call,
                        (long long)r->n);
     }
     for (MPI_Offset k = 0; k < r->n; k++) {
@@ -77,7 +77,7 @@ static int index_received(edonio_ir_schedule s, ir_route *r, const MPI_Offset *g
     r->relem = malloc((size_t)(r->nrecv ? r->nrecv : 1) * sizeof *r->relem);
     r->runoff = calloc((size_t)R + 1, sizeof *r->runoff);
     if (r->roff == NULL || r->relem == NULL || r->runoff == NULL)
-        return ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for %lld received references",
+        return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for %lld received references", st->call,
                        (long long)r->nrecv);
     for (int src = 0; src < P; src++)
         for (MPI_Offset k = from[src]; k < from[src + 1]; k++) {
@@ -88,7 +88,7 @@ static int index_received(edonio_ir_schedule s, ir_route *r, const MPI_Offset *g
         r->roff[i + 1] += r->roff[i];
     MPI_Offset *fill = malloc((size_t)(R * P + 1) * sizeof *fill);
     if (fill == NULL)
-        return ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for the route");
+        return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for the route", st->call);
     memcpy(fill, r->roff, (size_t)(R * P + 1) * sizeof *fill);
     for (int src = 0; src < P; src++)
         for (MPI_Offset k = from[src]; k < from[src + 1]; k++) {
@@ -114,7 +114,7 @@ static int find_runs(edonio_ir_schedule s, ir_route *r, ir_status *st)
     r->runs = malloc((size_t)cap * 2 * sizeof *r->runs);
     if (map == NULL || r->runs == NULL) {
         free(map);
-        return ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for the chunk map");
+        return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for the chunk map", st->call);
     }
     for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
         MPI_Offset c = rd * P + s->rank;
@@ -137,7 +137,7 @@ static int find_runs(edonio_ir_schedule s, ir_route *r, ir_status *st)
                 MPI_Offset *more = realloc(r->runs, (size_t)cap * 4 * sizeof *more);
                 if (more == NULL) {
                     free(map);
-                    return ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for the runs");
+                    return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for the runs", st->call);
                 }
                 r->runs = more;
                 cap *= 2;
@@ -164,12 +164,13 @@ int ir_route_build(edonio_ir_schedule s, MPI_Offset n, const MPI_Offset *idx, co
     MPI_Offset *sfrom = calloc((size_t)P + 1, sizeof *sfrom);
     MPI_Request *reqs = malloc((size_t)2 * P * sizeof *reqs);
     MPI_Offset *sorted = NULL;
-    ir_status local = {MPI_SUCCESS, ""};
+    ir_status local = IR_STATUS(st->call);
     int nreq = 0;
 
     if (r == NULL || sendc == NULL || recvc == NULL || from == NULL || sfrom == NULL ||
         reqs == NULL)
-        ir_fail(&local, MPI_ERR_NO_MEM, "edonio_ir: no memory for a route over %d processes", P);
+        ir_fail(&local, MPI_ERR_NO_MEM, "%s: no memory for a route over %d processes", local.call,
+                P);
     else {
         r->n = n;
         sort_refs(s, r, idx, pos, &sorted, &local);
@@ -184,7 +185,7 @@ int ir_route_build(edonio_ir_schedule s, MPI_Offset n, const MPI_Offset *idx, co
         sfrom[p + 1] = sfrom[p] + sendc[p];
     sendidx = malloc((size_t)(n ? n : 1) * sizeof *sendidx);
     if (sendidx == NULL) {
-        ir_fail(&local, MPI_ERR_NO_MEM, "edonio_ir: no memory for %lld indices", (long long)n);
+        ir_fail(&local, MPI_ERR_NO_MEM, "%s: no memory for %lld indices", local.call, (long long)n);
     } else {
         MPI_Offset *at = malloc((size_t)P * sizeof *at);
         memcpy(at, sfrom, (size_t)P * sizeof *at);
@@ -208,11 +209,12 @@ int ir_route_build(edonio_ir_schedule s, MPI_Offset n, const MPI_Offset *idx, co
     r->nrecv = from[P];
     gidx = malloc((size_t)(r->nrecv ? r->nrecv : 1) * sizeof *gidx);
     if (gidx == NULL)
-        ir_fail(&local, MPI_ERR_NO_MEM, "edonio_ir: no memory for %lld received indices",
+        ir_fail(&local, MPI_ERR_NO_MEM, "%s: no memory for %lld received indices", local.call,
                 (long long)r->nrecv);
     for (int p = 0; p < P && gidx; p++) {
         if (recvc[p] > INT32_MAX || sendc[p] > INT32_MAX) {
-            ir_fail(&local, MPI_ERR_ARG, "edonio_ir: more than 2^31 references to one process");
+            ir_fail(&local, MPI_ERR_ARG, "%s: more than 2^31 references to one process",
+                    local.call);
             break;
         }
     }

@@ -76,7 +76,7 @@ static edonio_ir_schedule sched_new(MPI_Comm comm, ir_status *st)
     MPI_Comm dup = MPI_COMM_NULL;
     MPI_Comm_dup(comm, &dup);
     if (s == NULL) {
-        ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for a schedule");
+        ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for a schedule", st->call);
         if (dup != MPI_COMM_NULL)
             MPI_Comm_free(&dup);
         return NULL;
@@ -86,7 +86,7 @@ static edonio_ir_schedule sched_new(MPI_Comm comm, ir_status *st)
     MPI_Comm_rank(dup, &s->rank);
     s->reqs = malloc((size_t)2 * s->nprocs * sizeof *s->reqs);
     if (s->reqs == NULL)
-        ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for a schedule");
+        ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for a schedule", st->call);
     s->magic = IR_MAGIC;
     return s;
 }
@@ -102,7 +102,7 @@ int edonio_ir_schedule_create(MPI_Comm comm, MPI_Offset global_count, MPI_Offset
                               edonio_ir_schedule *sched)
 {
     static const char call[] = "edonio_ir_schedule_create";
-    ir_status st = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS(call);
     int err;
     if (comm == MPI_COMM_NULL)
         return ir_error_code(MPI_ERR_COMM, "edonio_ir_schedule_create: comm is MPI_COMM_NULL");
@@ -260,7 +260,7 @@ int edonio_ir_schedule_update(edonio_ir_schedule old, MPI_Offset count, const MP
                               edonio_ir_schedule *sched)
 {
     static const char call[] = "edonio_ir_schedule_update";
-    ir_status st = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS(call);
     int err;
     if (ir_check_sched(old, call, &st) != MPI_SUCCESS)
         return ir_error_code(st.errclass, st.msg); /* no communicator to agree over */
@@ -330,7 +330,7 @@ static int start(const char *call, MPI_File fh, edonio_ir_schedule s, const void
 
 int edonio_ir_write(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const void *buf)
 {
-    ir_status st = {MPI_SUCCESS, ""}, rst = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS("edonio_ir_write"), rst = IR_STATUS("edonio_ir_write");
     if (start("edonio_ir_write", fh, s, buf, buf, &st) != 0)
         return ir_error_code(st.errclass, st.msg);
     if (disp < 0)
@@ -345,7 +345,7 @@ int edonio_ir_write(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const vo
 
 int edonio_ir_read(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, void *buf)
 {
-    ir_status st = {MPI_SUCCESS, ""}, rst = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS("edonio_ir_read"), rst = IR_STATUS("edonio_ir_read");
     if (start("edonio_ir_read", fh, s, buf, buf, &st) != 0)
         return ir_error_code(st.errclass, st.msg);
     if (disp < 0)
@@ -362,7 +362,7 @@ int edonio_ir_switch(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
                      void *new_buf)
 {
     static const char call[] = "edonio_ir_switch";
-    ir_status st = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS(call);
     int err;
     if (start(call, fh, s, new_buf, new_buf, &st) != 0)
         return ir_error_code(st.errclass, st.msg);
@@ -375,22 +375,21 @@ int edonio_ir_switch(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
         ir_fail(&st, MPI_ERR_ARG, "%s: the displacement %lld is negative", call, (long long)disp);
     if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS)
         return err;
-    /* Released elements leave first: a handler writes them before it reads the new ones. */
-    if (ir_route_write(s, s->release, fh, disp, old_buf, &st) != MPI_SUCCESS)
-        return ir_error_code(st.errclass, st.msg);
+    /* Kept elements are copied in memory; released ones written, then new ones read, round by
+     * round (a handler writes what one process releases before it reads it for another). */
     const char *from = old_buf;
     char *to = new_buf;
     MPI_Offset E = s->elem_size;
     for (MPI_Offset k = 0; k < s->nkeep; k++)
         memcpy(to + s->keep[2 * k + 1] * E, from + s->keep[2 * k] * E, (size_t)E);
-    if (ir_route_read(s, s->fetch, fh, disp, new_buf, &st) != MPI_SUCCESS)
+    if (ir_route_switch(s, s->release, s->fetch, fh, disp, old_buf, new_buf, &st) != MPI_SUCCESS)
         return ir_error_code(st.errclass, st.msg);
     return ir_written(s, &st);
 }
 
 int edonio_ir_schedule_get_info(edonio_ir_schedule s, MPI_Info *info)
 {
-    ir_status st = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS("edonio_ir_schedule_get_info");
     char v[32];
     if (ir_check_sched(s, "edonio_ir_schedule_get_info", &st) != MPI_SUCCESS)
         return ir_error_code(st.errclass, st.msg);
@@ -408,7 +407,7 @@ int edonio_ir_schedule_get_info(edonio_ir_schedule s, MPI_Info *info)
 
 int edonio_ir_schedule_stats(edonio_ir_schedule s, edonio_ir_stats *stats)
 {
-    ir_status st = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS("edonio_ir_schedule_stats");
     if (ir_check_sched(s, "edonio_ir_schedule_stats", &st) != MPI_SUCCESS)
         return ir_error_code(st.errclass, st.msg);
     if (stats == NULL)
@@ -419,7 +418,7 @@ int edonio_ir_schedule_stats(edonio_ir_schedule s, edonio_ir_stats *stats)
 
 int edonio_ir_schedule_free(edonio_ir_schedule *sched)
 {
-    ir_status st = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS("edonio_ir_schedule_free");
     if (sched == NULL)
         return ir_error_code(MPI_ERR_ARG, "edonio_ir_schedule_free: sched is NULL");
     if (ir_check_sched(*sched, "edonio_ir_schedule_free", &st) != MPI_SUCCESS)

@@ -3,11 +3,13 @@
  * a header at disp, the chunks as zstd frames with content checksums at multiples of the
  * alignment, in chunk order, and the chunk index, one zstd frame, after them. Each round every
  * handler compresses its chunk; one MPI_Allgather of the compressed sizes places the chunks (a
- * prefix sum); the index is gathered to rank 0 and written once, the header last.
+ * prefix sum); the index is gathered to rank 0 and written once, the header last. The header
+ * carries a CRC-32 of itself (zlib's), the chunks and the index zstd's checksums.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include <zstd.h>
 #include "ir.h"
 
@@ -73,6 +75,7 @@ static void header_put(unsigned char *p, const zheader *h)
     put32(p + 80, h->algorithm);
     put32(p + 84, (uint32_t)h->level);
     put64(p + 88, h->file_end);
+    put32(p + 96, (uint32_t)crc32(0L, p, 96)); /* the header's own check */
 }
 
 static void entry_put(unsigned char *p, const zentry *e)
@@ -134,7 +137,9 @@ static int header_get(const unsigned char *p, int got, MPI_Offset disp, zheader 
     h->level = (int32_t)get32(p + 84);
     h->file_end = get64(p + 88);
     const char *bad = NULL;
-    for (int i = 96; i < HDR_SIZE && !bad; i++)
+    if (get32(p + 96) != (uint32_t)crc32(0L, p, 96))
+        bad = "its CRC-32 does not match";
+    for (int i = 100; i < HDR_SIZE && !bad; i++)
         if (p[i])
             bad = "reserved bytes not zero";
     if (bad)
@@ -161,16 +166,14 @@ static int header_get(const unsigned char *p, int got, MPI_Offset disp, zheader 
     return MPI_SUCCESS;
 }
 
-static int read_header(MPI_File fh, MPI_Offset disp, zheader *h, const char *call, ir_status *st)
+static int read_header(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, zheader *h,
+                       const char *call, ir_status *st)
 {
     unsigned char p[HDR_SIZE];
-    MPI_Status status;
-    int got = 0, err = MPI_File_read_at(fh, disp, p, HDR_SIZE, MPI_BYTE, &status);
-    if (err != MPI_SUCCESS)
-        return ir_fail(st, MPI_ERR_IO, "%s: reading the header at offset %lld failed", call,
-                       (long long)disp);
-    MPI_Get_count(&status, MPI_BYTE, &got);
-    return header_get(p, got, disp, h, call, st);
+    MPI_Offset got = ir_read_at(s, fh, disp, p, HDR_SIZE, st);
+    if (st->errclass != MPI_SUCCESS)
+        return st->errclass;
+    return header_get(p, (int)got, disp, h, call, st);
 }
 
 static int check_entry(const zheader *h, const zentry *e, uint64_t k)
@@ -189,7 +192,7 @@ static int read_index(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, zheade
                       unsigned char **index, ir_status *st)
 {
     static const char call[] = "edonio_ir_zread";
-    if (read_header(fh, disp, h, call, st) != MPI_SUCCESS)
+    if (read_header(s, fh, disp, h, call, st) != MPI_SUCCESS)
         return st->errclass;
     if ((MPI_Offset)h->global_count != s->global_count ||
         (MPI_Offset)h->element_size != s->elem_size || (MPI_Offset)h->chunk_elems != s->chunk_elems)
@@ -210,20 +213,19 @@ static int read_index(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, zheade
         free(z);
         return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for the chunk index", call);
     }
-    MPI_Status status;
-    int got = 0;
-    if (MPI_File_read_at(fh, disp + (MPI_Offset)h->index_offset, z, (int)h->index_length, MPI_BYTE,
-                         &status) == MPI_SUCCESS)
-        MPI_Get_count(&status, MPI_BYTE, &got);
-    s->stats.file_reads += 2;
-    s->stats.bytes_read += HDR_SIZE + got;
+    MPI_Offset got =
+        ir_read_at(s, fh, disp + (MPI_Offset)h->index_offset, z, (MPI_Offset)h->index_length, st);
+    if (st->errclass != MPI_SUCCESS) {
+        free(z);
+        return st->errclass;
+    }
     if ((uint64_t)got < h->index_length) {
         free(z);
         return ir_fail(st, MPI_ERR_IO,
                        "%s: the file is truncated: the chunk index at offset %lld takes %llu "
-                       "bytes, the file holds %d of them",
+                       "bytes, the file holds %lld of them",
                        call, (long long)(disp + (MPI_Offset)h->index_offset),
-                       (unsigned long long)h->index_length, got);
+                       (unsigned long long)h->index_length, (long long)got);
     }
     size_t out = ZSTD_decompress(*index, raw, z, (size_t)h->index_length);
     unsigned long long content = ZSTD_getFrameContentSize(z, (size_t)h->index_length);
@@ -246,13 +248,13 @@ int edonio_ir_zinquire(MPI_File fh, MPI_Offset disp, MPI_Offset *global_count,
                        MPI_Offset *element_size, MPI_Offset *chunk_size)
 {
     static const char call[] = "edonio_ir_zinquire";
-    ir_status st = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS(call);
     zheader h;
     if (fh == MPI_FILE_NULL)
         return ir_error_code(MPI_ERR_FILE, "edonio_ir_zinquire: the file is MPI_FILE_NULL");
     if (disp < 0)
         return ir_error_code(MPI_ERR_ARG, "edonio_ir_zinquire: the displacement is negative");
-    if (read_header(fh, disp, &h, call, &st) != MPI_SUCCESS)
+    if (read_header(NULL, fh, disp, &h, call, &st) != MPI_SUCCESS)
         return ir_error_code(st.errclass, st.msg);
     if (global_count)
         *global_count = (MPI_Offset)h.global_count;
@@ -285,7 +287,7 @@ static int zbufs_get(edonio_ir_schedule s, zbufs *b, ir_status *st)
     b->cbuf = malloc((size_t)(s->chunk_elems * E));
     b->zbuf = malloc(b->zcap);
     if (!b->sbuf || !b->rbuf || !b->cbuf || !b->zbuf)
-        return ir_fail(st, MPI_ERR_NO_MEM, "edonio_ir: no memory for a chunk of %lld bytes",
+        return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for a chunk of %lld bytes", st->call,
                        (long long)(s->chunk_elems * E));
     return MPI_SUCCESS;
 }
@@ -329,14 +331,9 @@ static void write_index(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, MPI_
                  (uint64_t)s->align,
                  (uint64_t)end + zlen};
     header_put(hdr, &h);
-    MPI_Status status;
-    int err = MPI_File_write_at(fh, disp + end, z, (int)zlen, MPI_BYTE, &status);
-    if (err == MPI_SUCCESS)
-        err = MPI_File_write_at(fh, disp, hdr, HDR_SIZE, MPI_BYTE, &status);
-    s->stats.file_writes += 2;
-    s->stats.bytes_written += (MPI_Offset)zlen + HDR_SIZE;
-    if (err != MPI_SUCCESS)
-        ir_fail(st, MPI_ERR_IO, "%s: writing the chunk index or the header failed", call);
+    ir_write_at(s, fh, disp + end, z, (MPI_Offset)zlen, st);
+    if (st->errclass == MPI_SUCCESS) /* the header last, and only after the index */
+        ir_write_at(s, fh, disp, hdr, HDR_SIZE, st);
 out:
     ZSTD_freeCCtx(cc);
     free(index);
@@ -346,7 +343,7 @@ out:
 int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const void *buf)
 {
     static const char call[] = "edonio_ir_zwrite";
-    ir_status st = {MPI_SUCCESS, ""}, rst = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS(call), rst = IR_STATUS(call);
     zbufs b = {0};
     if (ir_check_sched(s, call, &st) != MPI_SUCCESS)
         return ir_error_code(st.errclass, st.msg);
@@ -393,17 +390,7 @@ int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
         for (int p = 0; p < P; p++)
             base += sizes[p];
         if (c < s->chunks && clen > 0) {
-            MPI_Status status;
-            int put = 0, e = MPI_File_write_at(fh, disp + at, b.zbuf, (int)clen, MPI_BYTE, &status);
-            if (e == MPI_SUCCESS)
-                MPI_Get_count(&status, MPI_BYTE, &put);
-            s->stats.file_writes++;
-            s->stats.bytes_written += put;
-            if (put != clen)
-                ir_fail(&st, MPI_ERR_IO,
-                        "%s: writing chunk %lld (%lld bytes at offset %lld) "
-                        "failed",
-                        call, (long long)c, (long long)clen, (long long)(disp + at));
+            ir_write_at(s, fh, disp + at, b.zbuf, clen, &st);
             zentry en = {(uint64_t)c,
                          (uint64_t)at,
                          (uint64_t)clen,
@@ -454,19 +441,16 @@ static void read_chunk(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, const
                        zbufs *b, ZSTD_DCtx *dc, ir_status *st)
 {
     static const char call[] = "edonio_ir_zread";
-    MPI_Status status;
-    int got = 0;
-    if (MPI_File_read_at(fh, disp + (MPI_Offset)e->offset, b->zbuf, (int)e->clen, MPI_BYTE,
-                         &status) == MPI_SUCCESS)
-        MPI_Get_count(&status, MPI_BYTE, &got);
-    s->stats.file_reads++;
-    s->stats.bytes_read += got;
+    MPI_Offset got =
+        ir_read_at(s, fh, disp + (MPI_Offset)e->offset, b->zbuf, (MPI_Offset)e->clen, st);
+    if (st->errclass != MPI_SUCCESS)
+        return;
     if ((uint64_t)got < e->clen) {
         ir_fail(st, MPI_ERR_IO,
                 "%s: the file is truncated: chunk %llu at offset %lld takes %llu bytes, the "
-                "file holds %d of them",
+                "file holds %lld of them",
                 call, (unsigned long long)e->id, (long long)(disp + (MPI_Offset)e->offset),
-                (unsigned long long)e->clen, got);
+                (unsigned long long)e->clen, (long long)got);
         return;
     }
     unsigned long long content = ZSTD_getFrameContentSize(b->zbuf, (size_t)e->clen);
@@ -486,7 +470,7 @@ static void read_chunk(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, const
 int edonio_ir_zread(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, void *buf)
 {
     static const char call[] = "edonio_ir_zread";
-    ir_status st = {MPI_SUCCESS, ""}, rst = {MPI_SUCCESS, ""};
+    ir_status st = IR_STATUS(call), rst = IR_STATUS(call);
     zbufs b = {0};
     unsigned char *index = NULL;
     zheader h;

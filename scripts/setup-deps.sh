@@ -17,7 +17,7 @@ packages=(
     valgrind                                   # memcheck of edonio's code
     fuse3 libfuse3-dev                         # perf/'s emulated parallel file system (pfsemu)
     python3-matplotlib                         # perf/'s plots (the perf test group draws them)
-    libzstd-dev                                # libedonio_irregular's compressed arrays
+    libzstd-dev zlib1g-dev                     # libedonio_irregular's compressed arrays
 )
 openmpi_packages=(
     openmpi-bin libopenmpi-dev                 # Open MPI, the second host MPI (issue 42)

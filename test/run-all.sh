@@ -8,14 +8,17 @@
 #   longpath PnetCDF's Fortran tests and long file names (C and Fortran) from a 600-character path
 #   hdf5     parallel HDF5 programs under edonio, on one node and on simulated nodes
 #   coll     collective I/O through the block owners and MPI atomic mode (every method)
+#   irregular libedonio_irregular: irregular I/O through indirection arrays, software caching
+#            between loops, compressed chunked arrays, bad input (edonio and ufs)
 #   legacy   the legacy APIs (EDONIO do_*, PFS-style, PIOFS-style) on ufs and on edonio
 #   pfsemu   the emulated parallel file system of perf/ passes data through unchanged and counts
 #   fem      EDONIO's finite-element program (perf/fem), edonio against ufs, checked byte for byte
 #   perf     the benchmark suite in its tiny --quick sizes: every case runs, no timing judged
-#   asan     edonio's own, cache, collective and legacy tests and ROMIO's under edonio built with
-#            AddressSanitizer and UBSan
+#   asan     edonio's own, cache, collective, irregular and legacy tests and ROMIO's under edonio
+#            built with AddressSanitizer and UBSan
 #            (when EDONIO_ASAN_BUILDDIR names that build; scripts/test-all.sh makes it)
-#   openmpi  edonio's own, cache, collective and legacy tests and ROMIO's again, over Open MPI:
+#   openmpi  edonio's own, cache, collective, irregular and legacy tests and ROMIO's again, over
+#            Open MPI:
 #            the library built for it, programs built with mpicc.openmpi, run by mpirun.openmpi
 #            (test/mpiexec-openmpi); and Debian's PnetCDF (a program, and PnetCDF's own test
 #            suite linked to it) and HDF5 for Open MPI under edonio; and edonio's own tests on
@@ -41,7 +44,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 --builddir DIR --romio-builddir DIR --cache DIR" >&2; exit 2 ;;
     esac
 done
-default_groups="unit edonio cache coll legacy pfsemu fem perf romio pnetcdf longpath hdf5"
+default_groups="unit edonio cache coll irregular legacy pfsemu fem perf romio pnetcdf longpath hdf5"
 [ -n "${EDONIO_ASAN_BUILDDIR:-}" ] && default_groups="$default_groups asan"
 [ -n "${EDONIO_OPENMPI_BUILDDIR:-}" ] && default_groups="$default_groups openmpi"
 groups=${EDONIO_TEST_GROUPS:-$default_groups}
@@ -83,6 +86,8 @@ run_sanitized() {
             status=1
         "$here/coll/run.sh" --builddir "$EDONIO_ASAN_BUILDDIR" --workdir "$work/asan/coll" ||
             status=1
+        "$here/irregular/run.sh" --builddir "$EDONIO_ASAN_BUILDDIR" \
+            --workdir "$work/asan/irregular" || status=1
         "$here/legacy/run.sh" --builddir "$EDONIO_ASAN_BUILDDIR" --workdir "$work/asan/legacy" ||
             status=1
         EDONIO_TEST_WORKDIR="$work/asan/romio" "$here/romio/run.sh" || status=1
@@ -102,7 +107,7 @@ run_openmpi() {
         export MPICC=mpicc.openmpi MPIFORT=mpifort.openmpi
         export MPIEXEC="$here/mpiexec-openmpi" OPENMPI_MPIRUN=mpirun.openmpi
         status=0
-        for g in edonio cache coll legacy; do
+        for g in edonio cache coll irregular legacy; do
             "$here/$g/run.sh" --builddir "$ompi" --workdir "$work/openmpi/$g" || status=1
         done
         ROMIO_BUILDDIR=$(sed -n 's/^ROMIO_BUILDDIR = //p' "$ompi/Makefile") \
@@ -162,6 +167,8 @@ for group in $groups; do
                    --workdir "$work/cache" ;;
         coll) run_group coll "$here/coll/run.sh" --builddir "$builddir" \
                   --workdir "$work/coll" ;;
+        irregular) run_group irregular "$here/irregular/run.sh" --builddir "$builddir" \
+                       --workdir "$work/irregular" ;;
         legacy) run_group legacy "$here/legacy/run.sh" --builddir "$builddir" \
                     --workdir "$work/legacy" ;;
         pfsemu) run_group pfsemu "$here/../perf/pfsemu/run-test.sh" --builddir "$builddir" \
