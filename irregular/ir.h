@@ -48,7 +48,7 @@ struct edonio_ir_schedule_s {
     ir_route *fetch;   /* positions in this loop's buffer */
     MPI_Offset nkeep;
     MPI_Offset *keep;  /* pairs (previous position, position) */
-    MPI_Request *reqs; /* 2 * nprocs, for one round's exchange */
+    MPI_Request *reqs; /* 4 * nprocs: one round's exchanges (a switch's two at once) */
     edonio_ir_stats stats;
 };
 

@@ -29,19 +29,24 @@ static inline void copy_elem(char *to, const char *from, MPI_Offset e)
     }
 }
 
-int ir_gather_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const void *buf,
-                    char *sbuf, char *rbuf, char *cbuf, ir_status *st)
+/*
+ * The exchanges, each in halves so that a switch can run its two at once. Gather: every process
+ * sends the handler of each of the round's chunks its references' elements there (tag IR_TAG);
+ * scatter: each handler sends every process the elements it asked for (IR_TAG + 1; a process
+ * may get both kinds from one peer in one round of a switch).
+ */
+static void gather_post(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const void *buf,
+                        char *sbuf, char *rbuf, MPI_Request *reqs, int *nreq)
 {
-    int P = s->nprocs, me = s->rank, nreq = 0;
+    int P = s->nprocs, me = s->rank;
     MPI_Offset E = s->elem_size, c0 = round * P, *roff = r->roff + round * P;
-    MPI_Request *reqs = s->reqs;
     const char *b = buf;
 
     for (int src = 0; src < P; src++) {
         MPI_Offset cnt = roff[src + 1] - roff[src];
         if (cnt > 0 && src != me)
             MPI_Irecv(rbuf + (roff[src] - roff[0]) * E, (int)(cnt * E), MPI_BYTE, src, IR_TAG,
-                      s->comm, &reqs[nreq++]);
+                      s->comm, &reqs[(*nreq)++]);
     }
     for (int p = 0; p < P && c0 + p < s->chunks; p++) {
         MPI_Offset c = c0 + p, k0 = r->soff[c], k1 = r->soff[c + 1];
@@ -51,36 +56,44 @@ int ir_gather_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const v
         for (MPI_Offset k = k0; k < k1; k++)
             copy_elem(out + (k - k0) * E, b + r->spos[k] * E, E);
         if (p != me) {
-            MPI_Isend(out, (int)((k1 - k0) * E), MPI_BYTE, p, IR_TAG, s->comm, &reqs[nreq++]);
+            MPI_Isend(out, (int)((k1 - k0) * E), MPI_BYTE, p, IR_TAG, s->comm, &reqs[(*nreq)++]);
             s->stats.bytes_sent += (k1 - k0) * E;
         }
     }
-    if (ir_waitall(nreq, reqs) != MPI_SUCCESS)
-        ir_fail(st, MPI_ERR_OTHER, "%s: an exchange of round %lld failed", st->call,
-                (long long)round);
-    /* The lowest rank's copy wins: sources are applied from the highest down, each in its order
-     * (by global index, then position: a process's last copy comes last). */
-    if (c0 + me < s->chunks)
-        for (int src = P - 1; src >= 0; src--)
-            for (MPI_Offset k = roff[src]; k < roff[src + 1]; k++)
-                copy_elem(cbuf + (MPI_Offset)r->relem[k] * E, rbuf + (k - roff[0]) * E, E);
-    return MPI_SUCCESS;
 }
 
-int ir_scatter_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const char *cbuf,
-                     char *sbuf, char *rbuf, void *buf, ir_status *st)
+/* The lowest rank's copy wins: sources are applied from the highest down, each in its order (by
+ * global index, then position: a process's last copy comes last). */
+static void gather_apply(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const char *rbuf,
+                         char *cbuf)
 {
-    int P = s->nprocs, me = s->rank, nreq = 0;
-    MPI_Offset E = s->elem_size, c0 = round * P, *roff = r->roff + round * P;
-    MPI_Request *reqs = s->reqs;
-    char *b = buf;
+    int P = s->nprocs;
+    MPI_Offset E = s->elem_size, *roff = r->roff + round * P;
+    if (round * P + s->rank >= s->chunks)
+        return;
+    for (int src = P - 1; src >= 0; src--)
+        for (MPI_Offset k = roff[src]; k < roff[src + 1]; k++)
+            copy_elem(cbuf + (MPI_Offset)r->relem[k] * E, rbuf + (k - roff[0]) * E, E);
+}
 
+static void scatter_post_recv(edonio_ir_schedule s, ir_route *r, MPI_Offset round, char *sbuf,
+                              MPI_Request *reqs, int *nreq)
+{
+    int P = s->nprocs, me = s->rank;
+    MPI_Offset E = s->elem_size, c0 = round * P;
     for (int p = 0; p < P && c0 + p < s->chunks; p++) {
         MPI_Offset c = c0 + p, k0 = r->soff[c], k1 = r->soff[c + 1];
         if (k1 > k0 && p != me)
-            MPI_Irecv(sbuf + (k0 - r->soff[c0]) * E, (int)((k1 - k0) * E), MPI_BYTE, p, IR_TAG,
-                      s->comm, &reqs[nreq++]);
+            MPI_Irecv(sbuf + (k0 - r->soff[c0]) * E, (int)((k1 - k0) * E), MPI_BYTE, p, IR_TAG + 1,
+                      s->comm, &reqs[(*nreq)++]);
     }
+}
+
+static void scatter_send(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const char *cbuf,
+                         char *sbuf, char *rbuf, MPI_Request *reqs, int *nreq)
+{
+    int P = s->nprocs, me = s->rank;
+    MPI_Offset E = s->elem_size, c0 = round * P, *roff = r->roff + round * P;
     for (int src = 0; src < P; src++) {
         MPI_Offset cnt = roff[src + 1] - roff[src];
         if (cnt == 0)
@@ -90,16 +103,48 @@ int ir_scatter_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const 
         for (MPI_Offset k = roff[src]; k < roff[src + 1]; k++)
             copy_elem(out + (k - roff[src]) * E, cbuf + (MPI_Offset)r->relem[k] * E, E);
         if (src != me) {
-            MPI_Isend(out, (int)(cnt * E), MPI_BYTE, src, IR_TAG, s->comm, &reqs[nreq++]);
+            MPI_Isend(out, (int)(cnt * E), MPI_BYTE, src, IR_TAG + 1, s->comm, &reqs[(*nreq)++]);
             s->stats.bytes_sent += cnt * E;
         }
     }
-    if (ir_waitall(nreq, reqs) != MPI_SUCCESS)
-        ir_fail(st, MPI_ERR_OTHER, "%s: an exchange of round %lld failed", st->call,
-                (long long)round);
+}
+
+static void scatter_apply(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const char *sbuf,
+                          void *buf)
+{
+    int P = s->nprocs;
+    MPI_Offset E = s->elem_size, c0 = round * P;
     MPI_Offset k0 = r->soff[c0], k1 = r->soff[c0 + P < s->chunks ? c0 + P : s->chunks];
+    char *b = buf;
     for (MPI_Offset k = k0; k < k1; k++)
         copy_elem(b + r->spos[k] * E, sbuf + (k - k0) * E, E);
+}
+
+static void wait_all(int n, MPI_Request *reqs, MPI_Offset round, ir_status *st)
+{
+    if (ir_waitall(n, reqs) != MPI_SUCCESS)
+        ir_fail(st, MPI_ERR_OTHER, "%s: an exchange of round %lld failed", st->call,
+                (long long)round);
+}
+
+int ir_gather_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const void *buf,
+                    char *sbuf, char *rbuf, char *cbuf, ir_status *st)
+{
+    int nreq = 0;
+    gather_post(s, r, round, buf, sbuf, rbuf, s->reqs, &nreq);
+    wait_all(nreq, s->reqs, round, st);
+    gather_apply(s, r, round, rbuf, cbuf);
+    return MPI_SUCCESS;
+}
+
+int ir_scatter_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const char *cbuf,
+                     char *sbuf, char *rbuf, void *buf, ir_status *st)
+{
+    int nreq = 0;
+    scatter_post_recv(s, r, round, sbuf, s->reqs, &nreq);
+    scatter_send(s, r, round, cbuf, sbuf, rbuf, s->reqs, &nreq);
+    wait_all(nreq, s->reqs, round, st);
+    scatter_apply(s, r, round, sbuf, buf);
     return MPI_SUCCESS;
 }
 
@@ -196,21 +241,21 @@ static void check_got(edonio_ir_schedule s, const ir_runs *x, MPI_Offset c, MPI_
 }
 
 typedef struct {
-    char *sbuf, *rbuf, *cbuf;
+    char *sbuf, *rbuf, *cbuf; /* a route's send and receive buffers, the chunk */
+    char *fsbuf, *frbuf;      /* a switch's second route's */
 } ir_bufs;
 
 static int bufs_get(edonio_ir_schedule s, const ir_route *r, const ir_route *r2, ir_bufs *b,
                     ir_status *st)
 {
-    MPI_Offset E = s->elem_size, smax = r->smax, rmax = r->rmax;
-    if (r2 && r2->smax > smax)
-        smax = r2->smax;
-    if (r2 && r2->rmax > rmax)
-        rmax = r2->rmax;
-    b->sbuf = malloc((size_t)(smax * E + 1));
-    b->rbuf = malloc((size_t)(rmax * E + 1));
+    MPI_Offset E = s->elem_size;
+    b->sbuf = malloc((size_t)(r->smax * E + 1));
+    b->rbuf = malloc((size_t)(r->rmax * E + 1));
     b->cbuf = malloc((size_t)(s->chunk_elems * E));
-    if (b->sbuf == NULL || b->rbuf == NULL || b->cbuf == NULL)
+    b->fsbuf = r2 ? malloc((size_t)(r2->smax * E + 1)) : NULL;
+    b->frbuf = r2 ? malloc((size_t)(r2->rmax * E + 1)) : NULL;
+    if (b->sbuf == NULL || b->rbuf == NULL || b->cbuf == NULL ||
+        (r2 && (b->fsbuf == NULL || b->frbuf == NULL)))
         return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for a chunk of %lld bytes", st->call,
                        (long long)(s->chunk_elems * E));
     return MPI_SUCCESS;
@@ -221,6 +266,8 @@ static void bufs_free(ir_bufs *b)
     free(b->sbuf);
     free(b->rbuf);
     free(b->cbuf);
+    free(b->fsbuf);
+    free(b->frbuf);
 }
 
 /* Read [first, end) of chunk c into cbuf; zeros for what lies past the end of the file. Returns
@@ -234,66 +281,72 @@ static MPI_Offset read_extent(edonio_ir_schedule s, MPI_File fh, MPI_Offset base
     return got;
 }
 
-/* One round of a write: the route's elements gathered into this process's chunk, and its runs
- * written, or their extent read, overlaid and written (sieve). With `have` set, cbuf already
- * holds the file's bytes over the runs' extent. */
-static void write_round(edonio_ir_schedule s, ir_route *r, MPI_Offset rd, MPI_File fh,
-                        MPI_Offset disp, const void *buf, ir_bufs *b, int have, ir_status *st)
+/* Before a chunk's elements are applied: whether its runs go out as one extent, and if so (and
+ * cbuf does not hold the file's bytes over it yet: !have) the extent read in. */
+static int write_prepare(edonio_ir_schedule s, const ir_runs *x, MPI_File fh, MPI_Offset base,
+                         char *cbuf, int have, ir_status *st)
 {
-    MPI_Offset E = s->elem_size, c = rd * s->nprocs + s->rank;
-    MPI_Offset base = disp + c * s->chunk_elems * E;
-    ir_runs x = runs_of(r, rd);
-    int whole = x.n > 0 && (have ? by_extent(&x, E, 1) < by_runs(&x, E)
-                                 : by_extent(&x, E, 2) < by_runs(&x, E));
+    MPI_Offset E = s->elem_size;
+    int whole = x->n > 0 && by_extent(x, E, have ? 1 : 2) < by_runs(x, E);
     if (whole && !have)
-        read_extent(s, fh, base, b->cbuf, x.first, x.end, st);
-    ir_gather_round(s, r, rd, buf, b->sbuf, b->rbuf, b->cbuf, st);
-    if (whole)
-        ir_write_at(s, fh, base + x.first * E, b->cbuf + x.first * E, (x.end - x.first) * E, st);
-    else
-        for (MPI_Offset i = 0; i < x.n; i++)
-            ir_write_at(s, fh, base + x.runs[2 * i] * E, b->cbuf + x.runs[2 * i] * E,
-                        x.runs[2 * i + 1] * E, st);
+        read_extent(s, fh, base, cbuf, x->first, x->end, st);
+    return whole;
 }
 
-/* One round of a read: this process's chunk's runs read (or their extent), then scattered to
- * the processes that asked. With `have` set, cbuf already holds them. */
-static void read_round(edonio_ir_schedule s, ir_route *r, MPI_Offset rd, MPI_File fh,
-                       MPI_Offset disp, void *buf, ir_bufs *b, int have, ir_status *st)
+static void write_finish(edonio_ir_schedule s, const ir_runs *x, MPI_File fh, MPI_Offset base,
+                         const char *cbuf, int whole, ir_status *st)
 {
-    MPI_Offset E = s->elem_size, c = rd * s->nprocs + s->rank;
-    MPI_Offset base = disp + c * s->chunk_elems * E;
-    ir_runs x = runs_of(r, rd);
-    if (have || x.n == 0)
-        ;
-    else if (by_extent(&x, E, 1) < by_runs(&x, E)) {
-        MPI_Offset got =
-            ir_read_at(s, fh, base + x.first * E, b->cbuf + x.first * E, (x.end - x.first) * E, st);
-        if (got < (x.end - x.first) * E)
-            check_got(s, &x, c, x.first, got, st);
-    } else
-        for (MPI_Offset i = 0; i < x.n; i++) {
-            MPI_Offset at = x.runs[2 * i], len = x.runs[2 * i + 1] * E;
-            MPI_Offset got = ir_read_at(s, fh, base + at * E, b->cbuf + at * E, len, st);
-            if (got < len) {
-                ir_runs one = {x.runs + 2 * i, 1, at, at + x.runs[2 * i + 1], 0};
-                check_got(s, &one, c, at, got, st);
-            }
+    MPI_Offset E = s->elem_size;
+    if (whole)
+        ir_write_at(s, fh, base + x->first * E, cbuf + x->first * E, (x->end - x->first) * E, st);
+    else
+        for (MPI_Offset i = 0; i < x->n; i++)
+            ir_write_at(s, fh, base + x->runs[2 * i] * E, cbuf + x->runs[2 * i] * E,
+                        x->runs[2 * i + 1] * E, st);
+}
+
+/* A chunk's runs read into cbuf (one by one, or their extent); an element past the end of the
+ * file is an error. */
+static void read_fill(edonio_ir_schedule s, const ir_runs *x, MPI_Offset c, MPI_File fh,
+                      MPI_Offset base, char *cbuf, ir_status *st)
+{
+    MPI_Offset E = s->elem_size;
+    if (x->n == 0)
+        return;
+    if (by_extent(x, E, 1) < by_runs(x, E)) {
+        MPI_Offset got = ir_read_at(s, fh, base + x->first * E, cbuf + x->first * E,
+                                    (x->end - x->first) * E, st);
+        if (got < (x->end - x->first) * E)
+            check_got(s, x, c, x->first, got, st);
+        return;
+    }
+    for (MPI_Offset i = 0; i < x->n; i++) {
+        MPI_Offset at = x->runs[2 * i], len = x->runs[2 * i + 1] * E;
+        MPI_Offset got = ir_read_at(s, fh, base + at * E, cbuf + at * E, len, st);
+        if (got < len) {
+            ir_runs one = {x->runs + 2 * i, 1, at, at + x->runs[2 * i + 1], 0};
+            check_got(s, &one, c, at, got, st);
         }
-    ir_scatter_round(s, r, rd, b->cbuf, b->sbuf, b->rbuf, buf, st);
+    }
 }
 
 int ir_route_write(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset disp, const void *buf,
                    ir_status *st)
 {
     ir_bufs b;
+    MPI_Offset E = s->elem_size;
     bufs_get(s, r, NULL, &b, st);
     if (ir_agree(s->comm, st) != MPI_SUCCESS) {
         bufs_free(&b);
         return st->errclass;
     }
-    for (MPI_Offset rd = 0; rd < s->rounds; rd++)
-        write_round(s, r, rd, fh, disp, buf, &b, 0, st);
+    for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
+        MPI_Offset base = disp + (rd * s->nprocs + s->rank) * s->chunk_elems * E;
+        ir_runs x = runs_of(r, rd);
+        int whole = write_prepare(s, &x, fh, base, b.cbuf, 0, st);
+        ir_gather_round(s, r, rd, buf, b.sbuf, b.rbuf, b.cbuf, st);
+        write_finish(s, &x, fh, base, b.cbuf, whole, st);
+    }
     bufs_free(&b);
     return MPI_SUCCESS;
 }
@@ -302,60 +355,78 @@ int ir_route_read(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset dis
                   ir_status *st)
 {
     ir_bufs b;
+    MPI_Offset E = s->elem_size;
     bufs_get(s, r, NULL, &b, st);
     if (ir_agree(s->comm, st) != MPI_SUCCESS) {
         bufs_free(&b);
         return st->errclass;
     }
-    for (MPI_Offset rd = 0; rd < s->rounds; rd++)
-        read_round(s, r, rd, fh, disp, buf, &b, 0, st);
+    for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
+        MPI_Offset c = rd * s->nprocs + s->rank, base = disp + c * s->chunk_elems * E;
+        ir_runs x = runs_of(r, rd);
+        read_fill(s, &x, c, fh, base, b.cbuf, st);
+        ir_scatter_round(s, r, rd, b.cbuf, b.sbuf, b.rbuf, buf, st);
+    }
     bufs_free(&b);
     return MPI_SUCCESS;
 }
 
+/* Whether one read of the released (w) and new (r) elements' joint extent costs less than
+ * moving each as it would alone; then *first, *end is that extent. */
+static int joint_read(const ir_runs *w, const ir_runs *r, MPI_Offset E, MPI_Offset *first,
+                      MPI_Offset *end)
+{
+    if (w->n == 0 || r->n == 0)
+        return 0;
+    MPI_Offset sep_w = by_runs(w, E) < by_extent(w, E, 2) ? by_runs(w, E) : by_extent(w, E, 2);
+    MPI_Offset sep_r = by_runs(r, E) < by_extent(r, E, 1) ? by_runs(r, E) : by_extent(r, E, 1);
+    *first = w->first < r->first ? w->first : r->first;
+    *end = w->end > r->end ? w->end : r->end;
+    MPI_Offset joint = IR_OP_BYTES + (*end - *first) * E;
+    joint += by_runs(w, E) < by_extent(w, E, 1) ? by_runs(w, E) : by_extent(w, E, 1);
+    return joint < sep_w + sep_r;
+}
+
 /*
- * A switch: per round, the released elements written and the new ones read. Where both are
- * scattered over a chunk, one read of their joint extent serves both: the released elements are
- * overlaid and written back, the new ones taken from the same buffer (the file's bytes, with the
- * released ones just written). Otherwise a write round, then a read round. Writing first: a
- * handler writes what one process releases before it reads it for another.
+ * A switch, round by round, its two exchanges at once: every process posts its receives of the
+ * new elements and sends its released ones; each handler, once its released elements are in,
+ * writes them, reads the new ones (or takes them from one read of the released and new
+ * elements' joint extent, where that costs less: the released ones overlaid on the file's
+ * bytes) and sends them. Writing first: a handler writes what one process releases before it
+ * reads it for another.
  */
 int ir_route_switch(edonio_ir_schedule s, ir_route *rel, ir_route *fresh, MPI_File fh,
                     MPI_Offset disp, const void *old_buf, void *new_buf, ir_status *st)
 {
     ir_bufs b;
     MPI_Offset E = s->elem_size;
+    MPI_Request *greq = s->reqs, *freq = s->reqs + 2 * s->nprocs;
     bufs_get(s, rel, fresh, &b, st);
     if (ir_agree(s->comm, st) != MPI_SUCCESS) {
         bufs_free(&b);
         return st->errclass;
     }
     for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
+        MPI_Offset c = rd * s->nprocs + s->rank, base = disp + c * s->chunk_elems * E;
+        MPI_Offset first = 0, end = 0;
         ir_runs w = runs_of(rel, rd), r = runs_of(fresh, rd);
-        MPI_Offset sep_w =
-            by_runs(&w, E) < by_extent(&w, E, 2) ? by_runs(&w, E) : by_extent(&w, E, 2);
-        MPI_Offset sep_r =
-            by_runs(&r, E) < by_extent(&r, E, 1) ? by_runs(&r, E) : by_extent(&r, E, 1);
-        MPI_Offset first = w.first < r.first ? w.first : r.first;
-        MPI_Offset end = w.end > r.end ? w.end : r.end;
-        if (w.n == 0 || r.n == 0) {
-            first = w.n ? w.first : r.first;
-            end = w.n ? w.end : r.end;
-        }
-        MPI_Offset joint = IR_OP_BYTES + (end - first) * E;
-        joint += by_runs(&w, E) < by_extent(&w, E, 1) ? by_runs(&w, E) : by_extent(&w, E, 1);
-        if (w.n > 0 && r.n > 0 && joint < sep_w + sep_r) {
-            MPI_Offset c = rd * s->nprocs + s->rank;
-            MPI_Offset base = disp + c * s->chunk_elems * E;
+        int ng = 0, nf = 0, joint = joint_read(&w, &r, E, &first, &end);
+        scatter_post_recv(s, fresh, rd, b.fsbuf, freq, &nf);
+        gather_post(s, rel, rd, old_buf, b.sbuf, b.rbuf, greq, &ng);
+        if (joint) {
             MPI_Offset got = read_extent(s, fh, base, b.cbuf, first, end, st);
             if (got < (end - first) * E)
                 check_got(s, &r, c, first, got, st);
-            write_round(s, rel, rd, fh, disp, old_buf, &b, 1, st);
-            read_round(s, fresh, rd, fh, disp, new_buf, &b, 1, st);
-        } else {
-            write_round(s, rel, rd, fh, disp, old_buf, &b, 0, st);
-            read_round(s, fresh, rd, fh, disp, new_buf, &b, 0, st);
         }
+        int whole = write_prepare(s, &w, fh, base, b.cbuf, joint, st);
+        wait_all(ng, greq, rd, st);
+        gather_apply(s, rel, rd, b.rbuf, b.cbuf);
+        write_finish(s, &w, fh, base, b.cbuf, whole, st);
+        if (!joint)
+            read_fill(s, &r, c, fh, base, b.cbuf, st);
+        scatter_send(s, fresh, rd, b.cbuf, b.fsbuf, b.frbuf, freq, &nf);
+        wait_all(nf, freq, rd, st);
+        scatter_apply(s, fresh, rd, b.fsbuf, new_buf);
     }
     bufs_free(&b);
     return MPI_SUCCESS;

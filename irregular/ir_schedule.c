@@ -84,7 +84,7 @@ static edonio_ir_schedule sched_new(MPI_Comm comm, ir_status *st)
     s->comm = dup;
     MPI_Comm_size(dup, &s->nprocs);
     MPI_Comm_rank(dup, &s->rank);
-    s->reqs = malloc((size_t)2 * s->nprocs * sizeof *s->reqs);
+    s->reqs = malloc((size_t)4 * s->nprocs * sizeof *s->reqs);
     if (s->reqs == NULL)
         ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for a schedule", st->call);
     s->magic = IR_MAGIC;
@@ -363,25 +363,25 @@ int edonio_ir_switch(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
 {
     static const char call[] = "edonio_ir_switch";
     ir_status st = IR_STATUS(call);
-    int err;
     if (start(call, fh, s, new_buf, new_buf, &st) != 0)
         return ir_error_code(st.errclass, st.msg);
+    /* How a schedule was made is the same on every process: no agreement needed. */
     if (!s->has_switch)
-        ir_fail(&st, MPI_ERR_ARG, "%s: the schedule was not made by edonio_ir_schedule_update",
-                call);
-    else if (old_buf == NULL && (s->release->n > 0 || s->nkeep > 0))
+        return ir_error_code(MPI_ERR_ARG, "edonio_ir_switch: the schedule was not made by "
+                                          "edonio_ir_schedule_update");
+    if (old_buf == NULL && (s->release->n > 0 || s->nkeep > 0))
         ir_fail(&st, MPI_ERR_BUFFER, "%s: the previous loop's buffer is NULL", call);
     if (disp < 0)
         ir_fail(&st, MPI_ERR_ARG, "%s: the displacement %lld is negative", call, (long long)disp);
-    if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS)
-        return err;
-    /* Kept elements are copied in memory; released ones written, then new ones read, round by
-     * round (a handler writes what one process releases before it reads it for another). */
+    /* Kept elements are copied in memory (after an error the new buffer is undefined anyway);
+     * released ones written and new ones read round by round, the outcome agreed before any
+     * data moves (ir_route_switch). */
     const char *from = old_buf;
     char *to = new_buf;
     MPI_Offset E = s->elem_size;
-    for (MPI_Offset k = 0; k < s->nkeep; k++)
-        memcpy(to + s->keep[2 * k + 1] * E, from + s->keep[2 * k] * E, (size_t)E);
+    if (st.errclass == MPI_SUCCESS)
+        for (MPI_Offset k = 0; k < s->nkeep; k++)
+            memcpy(to + s->keep[2 * k + 1] * E, from + s->keep[2 * k] * E, (size_t)E);
     if (ir_route_switch(s, s->release, s->fetch, fh, disp, old_buf, new_buf, &st) != MPI_SUCCESS)
         return ir_error_code(st.errclass, st.msg);
     return ir_written(s, &st);
