@@ -33,6 +33,8 @@
 #   t_ir_badinput   bad input to every call: the class on every rank alike, the message naming
 #                   the call and the cause (MPI_Error_string and edonio_ir_error_string agree),
 #                   nothing written; invalid info values fall back to the defaults
+# Over Open MPI (the openmpi group) three of them run on Open MPI's own MPI-IO too (OMPIO, no
+# edonio library): the library calls the public MPI-IO API only.
 # Each program takes KEY=VALUE arguments (hints for every open and info for every schedule, where
 # the library takes its edonio_ir_* keys), test_OPTION=VALUE options of its own, and
 # test_fs=edonio|ufs (every open checks which driver serves the file).
@@ -130,7 +132,11 @@ run() {
     local name=$1 np=$2 fs=$3 envs
     shift 3
     [[ -z ${IRREGULAR_TEST_FILTER:-} || $name =~ $IRREGULAR_TEST_FILTER ]] || return 0
-    if [ "$fs" = edonio ]; then envs=("${edonio[@]}"); else envs=("${ufs[@]}"); fi
+    case $fs in
+        edonio) envs=("${edonio[@]}") ;;
+        ufs) envs=("${ufs[@]}") ;;
+        *) envs=(EDONIO_TEST_FS="$fs") ;; # ompio: Open MPI's own MPI-IO, no edonio library
+    esac
     while [ "$1" != "--" ]; do
         envs+=("$1")
         shift
@@ -279,6 +285,18 @@ test_example() {
     done
 }
 
+# 7. Over Open MPI, the library on Open MPI's own MPI-IO (OMPIO), without libedonio: it calls
+# only the public MPI-IO API, so any driver serves it.
+test_ompio() {
+    [ "$EDONIO_MPI" = openmpi ] || return 0
+    run "irregular/roundtrip ompio np=3" 3 ompio -- "$bin/t_ir_roundtrip" "$data/rt-ompio" \
+        edonio_ir_chunk_size=1000 test_seed=61
+    run "irregular/update clustered ompio np=4" 4 ompio -- "$bin/t_ir_update" \
+        "$data/up-ompio" edonio_ir_chunk_size=1000 test_pattern=clustered test_seed=62
+    run "irregular/zarray ompio np=2" 2 ompio -- "$bin/t_ir_zarray" "$data/za-ompio" \
+        edonio_ir_chunk_size=16384 test_n=8192
+}
+
 build
 test_roundtrip
 test_update
@@ -286,4 +304,5 @@ test_zarray
 test_badinput
 test_valgrind
 test_example
+test_ompio
 summary
