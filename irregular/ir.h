@@ -71,7 +71,13 @@ int ir_check_sched(edonio_ir_schedule s, const char *call, ir_status *st);
 int ir_check_file(MPI_File fh, edonio_ir_schedule s, const char *call, ir_status *st);
 int ir_waitall(int n, MPI_Request *reqs);
 
+/* A reference: a global index and its place in the process's buffer. */
+typedef struct ir_ref {
+    MPI_Offset g, pos;
+} ir_ref;
+
 /* ir_route.c */
+int ir_sort_refs(ir_ref *a, MPI_Offset n, MPI_Offset keys);
 int ir_route_build(edonio_ir_schedule s, MPI_Offset n, const MPI_Offset *idx, const MPI_Offset *pos,
                    ir_route **route, ir_status *st);
 void ir_route_free(ir_route **route);

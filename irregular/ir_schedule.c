@@ -184,27 +184,31 @@ int ir_ensure_full(edonio_ir_schedule s, ir_status *st)
     return ir_route_build(s, s->n, s->indices, NULL, &s->full, st);
 }
 
-typedef struct {
-    MPI_Offset g, pos;
-} ref;
+typedef ir_ref ref;
 
-static int by_ref(const void *a, const void *b)
-{
-    const ref *x = a, *y = b;
-    if (x->g != y->g)
-        return x->g < y->g ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-static ref *sorted_refs(MPI_Offset n, const MPI_Offset *idx)
+static ref *sorted_refs(MPI_Offset n, const MPI_Offset *idx, MPI_Offset keys)
 {
     ref *r = malloc((size_t)(n ? n : 1) * sizeof *r);
     if (r == NULL)
         return NULL;
     for (MPI_Offset k = 0; k < n; k++)
         r[k] = (ref){idx[k], k};
-    qsort(r, (size_t)n, sizeof *r, by_ref);
+    if (ir_sort_refs(r, n, keys) != 0) {
+        free(r);
+        return NULL;
+    }
     return r;
+}
+
+/* The references in sorted order without sorting: a route's send order is it. */
+static ref *refs_of_route(const ir_route *r, const MPI_Offset *idx)
+{
+    ref *a = malloc((size_t)(r->n ? r->n : 1) * sizeof *a);
+    if (a == NULL)
+        return NULL;
+    for (MPI_Offset k = 0; k < r->n; k++)
+        a[k] = (ref){idx[r->spos[k]], r->spos[k]};
+    return a;
 }
 
 /* What changes from the previous loop's references (a) to this loop's (b): kept pairs, the
@@ -283,8 +287,9 @@ int edonio_ir_schedule_update(edonio_ir_schedule old, MPI_Offset count, const MP
     if (st.errclass == MPI_SUCCESS) {
         s->n = count;
         s->indices = malloc((size_t)(count ? count : 1) * sizeof *s->indices);
-        a = sorted_refs(old->n, old->indices);
-        b = sorted_refs(count, indices);
+        a = old->full ? refs_of_route(old->full, old->indices)
+                      : sorted_refs(old->n, old->indices, s->global_count);
+        b = sorted_refs(count, indices, s->global_count);
         if (s->indices == NULL || a == NULL || b == NULL || diff_refs(a, old->n, b, count, &d) != 0)
             ir_fail(&st, MPI_ERR_NO_MEM, "%s: no memory for %lld references", call,
                     (long long)count);
