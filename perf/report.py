@@ -382,6 +382,80 @@ def print_limits_and_targets(agg, lim, rows):
                                           for a in bad))
 
 
+def load_irregular(d):
+    """irregular.txt's IRREGULAR lines (cases/irbench.c, one per run) as dicts of key=value."""
+    p = os.path.join(d, "irregular.txt")
+    out = []
+    if os.path.exists(p):
+        for line in open(p):
+            if line.startswith("IRREGULAR "):
+                out.append(dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv))
+    return out
+
+
+def print_irregular(d):
+    """Issue 43 B's targets, within each driver (cases/irbench.c): seed 002's figure 4, loop 2's
+    I/O by software caching (edonio_ir_switch) at most 1/4 of a full re-write and re-read; the
+    compressed array's write bandwidth (edonio_ir_zwrite) at least 1.5x the plain write's on
+    pfsemu. The ratios are the medians of each run's own (both paths in one run, as pair by
+    pair); the times the medians of the runs' medians."""
+    lines = load_irregular(d)
+    if not lines:
+        return
+    groups = OrderedDict()
+    for r in lines:
+        k = (r.get("case"), r.get("fs"), int(r.get("np", 0)), r.get("driver"),
+             r.get("mode") or ("zstd " + r.get("level", "?") if r.get("case") == "zarray" else "-"))
+        groups.setdefault(k, []).append(r)
+
+    def med(rs, key, old=None):  # old: the key's name in 933aa5e's irbench.c (older results)
+        return median(num(r.get(key, r.get(old))) for r in rs)
+
+    def mb(v):
+        return "-" if v is None else "%.2f" % (v / 1e6)
+
+    def ms(v):
+        return "-" if v is None else "%.1f" % (v * 1e3) if v >= 0.1 else "%.2f" % (v * 1e3)
+
+    print()
+    print("Issue 43 B, libedonio_irregular (cases/irbench.c, irregular.txt): within each driver, "
+          "medians over the runs")
+    print("seed 002's figure 4, loop 2's I/O: a full re-write and re-read against "
+          "edonio_ir_switch (target: switch/full <= 0.25); MB per call, all ranks:")
+    table = []
+    for (case, fs, n, drv, mode), rs in groups.items():
+        if case != "cache":
+            continue
+        r = med(rs, "switch/full")
+        table.append((fs, str(n), mode, drv, ms(med(rs, "full")), ms(med(rs, "switch")),
+                      fmt_r(r), met(r is not None and r <= 0.25), ms(med(rs, "update")),
+                      ms(med(rs, "create")),
+                      "%s/%s" % (mb(med(rs, "full_written")), mb(med(rs, "full_read"))),
+                      "%s/%s" % (mb(med(rs, "switch_written")), mb(med(rs, "switch_read"))),
+                      fmt_t(med(rs, "kept"))))
+    print_columns(("fs", "np", "handover", "driver", "full ms", "switch ms", "switch/full",
+                   "<= 0.25", "update ms", "create ms", "full MB w/r", "switch MB w/r", "kept"),
+                  table)
+    print("compressed chunked arrays: edonio_ir_zwrite and zread against edonio_ir_write and read "
+          "of the same array (target on pfsemu: zwrite bandwidth >= 1.5 x write's); MB/s of the "
+          "array's bytes:")
+    table = []
+    for (case, fs, n, drv, level), rs in groups.items():
+        if case != "zarray":
+            continue
+        raw = 8 * (med(rs, "elements") or 0)
+        bw = [raw / t / 1e6 if t else None for t in (med(rs, k) for k in
+                                                     ("write", "zwrite", "read", "zread"))]
+        r = med(rs, "zw/w_bw", "write/zwrite")
+        table.append((fs, str(n), level, drv, fmt_r(med(rs, "ratio")),
+                      *("-" if b is None else "%.0f" % b for b in bw[:2]), fmt_r(r),
+                      met(r is not None and r >= 1.5) if fs.startswith("pfs") else "-",
+                      *("-" if b is None else "%.0f" % b for b in bw[2:]),
+                      fmt_r(med(rs, "zr/r_bw", "read/zread"))))
+    print_columns(("fs", "np", "level", "driver", "ratio", "write MB/s", "zwrite MB/s", "zw/w",
+                   ">= 1.5", "read MB/s", "zread MB/s", "zr/r"), table)
+
+
 # ---- plots ----
 
 def plots(d, agg, lim):
@@ -683,6 +757,7 @@ def main():
     print_table(agg)
     print_ompio(agg, rows)
     print_limits_and_targets(agg, lim, rows)
+    print_irregular(d)
     made = plots(d, agg, lim)
     if made:
         print("\nplots: " + ", ".join(made))

@@ -63,11 +63,13 @@ PY
 }
 
 # Each default case of perf/run, by what it leaves: rows of results.csv, or a file of its own.
-default=$(sed -n 's/^cases="\(.*\)"$/\1/p' "$here/run" | head -n 1)
+default=$(sed -n 's/^default_cases="\(.*\)"$/\1/p' "$here/run" | head -n 1)
+[ -n "$default" ] || fail "perf/quick default cases" "no default_cases= line in $here/run"
 for c in $default; do
     case $c in
         tables) check=(has_rows t5.) ;;
         ior) check=(has_rows ior-) ;;
+        irregular) check=(has_rows ir-) ;;
         fine) check=(fine_done) ;;
         pnetcdf) check=(pnetcdf_done) ;;
         legacy) check=(test -s "$out/legacy.csv") ;;
