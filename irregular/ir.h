@@ -49,6 +49,8 @@ struct edonio_ir_schedule_s {
     MPI_Offset nkeep;
     MPI_Offset *keep;  /* pairs (previous position, position) */
     MPI_Request *reqs; /* 4 * nprocs: one round's exchanges (a switch's two at once) */
+    MPI_Datatype elem; /* element_size contiguous bytes: messages count elements, not bytes */
+    int can_read;      /* the current call's file is not write-only: sieving may read it */
     edonio_ir_stats stats;
 };
 
@@ -66,6 +68,7 @@ typedef struct ir_status {
 int ir_fail(ir_status *st, int errclass, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int ir_agree(MPI_Comm comm, ir_status *st);
+int ir_agree_at(MPI_Comm comm, ir_status *st, MPI_Offset disp);
 int ir_error_code(int errclass, const char *msg);
 int ir_check_sched(edonio_ir_schedule s, const char *call, ir_status *st);
 int ir_check_file(MPI_File fh, edonio_ir_schedule s, const char *call, ir_status *st);

@@ -64,7 +64,11 @@ int ir_error_code(int errclass, const char *msg)
         codes[ncodes++].code = code;
     }
     snprintf(codes[i].msg, sizeof codes[i].msg, "%s", msg);
-    MPI_Add_error_string(codes[i].code, msg);
+    /* Open MPI refuses a string of MPI_MAX_ERROR_STRING bytes or more, through the fatal handler
+     * of MPI_COMM_WORLD: the message cut to fit (edonio_ir_error_string keeps it whole). */
+    char fit[MPI_MAX_ERROR_STRING];
+    snprintf(fit, sizeof fit, "%s", msg);
+    MPI_Add_error_string(codes[i].code, fit);
     return codes[i].code;
 }
 
@@ -77,6 +81,27 @@ int edonio_ir_error_string(int code, char *string, int *resultlen)
             return MPI_SUCCESS;
         }
     return MPI_Error_string(code, string, resultlen);
+}
+
+/* ir_agree, and the displacement the same on every process (else MPI_ERR_ARG on all). */
+int ir_agree_at(MPI_Comm comm, ir_status *st, MPI_Offset disp)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Offset mine[3] = {st->errclass != MPI_SUCCESS ? rank : size, disp, -disp}, all[3];
+    if (MPI_Allreduce(mine, all, 3, MPI_OFFSET, MPI_MIN, comm) != MPI_SUCCESS) {
+        ir_fail(st, MPI_ERR_OTHER, "%s: the agreement on the outcome failed", st->call);
+    } else if (all[1] != -all[2]) {
+        /* Known alike everywhere, and first: it explains whatever else failed. */
+        ir_status d = {MPI_SUCCESS, st->call, ""};
+        ir_fail(&d, MPI_ERR_ARG, "%s: the displacement differs between processes (%lld to %lld)",
+                st->call, (long long)all[1], (long long)-all[2]);
+        *st = d;
+        return ir_error_code(st->errclass, st->msg);
+    } else if (all[0] == size)
+        return MPI_SUCCESS;
+    return ir_agree(comm, st);
 }
 
 int ir_agree(MPI_Comm comm, ir_status *st)

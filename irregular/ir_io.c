@@ -45,8 +45,8 @@ static void gather_post(edonio_ir_schedule s, ir_route *r, MPI_Offset round, con
     for (int src = 0; src < P; src++) {
         MPI_Offset cnt = roff[src + 1] - roff[src];
         if (cnt > 0 && src != me)
-            MPI_Irecv(rbuf + (roff[src] - roff[0]) * E, (int)(cnt * E), MPI_BYTE, src, IR_TAG,
-                      s->comm, &reqs[(*nreq)++]);
+            MPI_Irecv(rbuf + (roff[src] - roff[0]) * E, (int)cnt, s->elem, src, IR_TAG, s->comm,
+                      &reqs[(*nreq)++]);
     }
     for (int p = 0; p < P && c0 + p < s->chunks; p++) {
         MPI_Offset c = c0 + p, k0 = r->soff[c], k1 = r->soff[c + 1];
@@ -56,7 +56,7 @@ static void gather_post(edonio_ir_schedule s, ir_route *r, MPI_Offset round, con
         for (MPI_Offset k = k0; k < k1; k++)
             copy_elem(out + (k - k0) * E, b + r->spos[k] * E, E);
         if (p != me) {
-            MPI_Isend(out, (int)((k1 - k0) * E), MPI_BYTE, p, IR_TAG, s->comm, &reqs[(*nreq)++]);
+            MPI_Isend(out, (int)(k1 - k0), s->elem, p, IR_TAG, s->comm, &reqs[(*nreq)++]);
             s->stats.bytes_sent += (k1 - k0) * E;
         }
     }
@@ -84,7 +84,7 @@ static void scatter_post_recv(edonio_ir_schedule s, ir_route *r, MPI_Offset roun
     for (int p = 0; p < P && c0 + p < s->chunks; p++) {
         MPI_Offset c = c0 + p, k0 = r->soff[c], k1 = r->soff[c + 1];
         if (k1 > k0 && p != me)
-            MPI_Irecv(sbuf + (k0 - r->soff[c0]) * E, (int)((k1 - k0) * E), MPI_BYTE, p, IR_TAG + 1,
+            MPI_Irecv(sbuf + (k0 - r->soff[c0]) * E, (int)(k1 - k0), s->elem, p, IR_TAG + 1,
                       s->comm, &reqs[(*nreq)++]);
     }
 }
@@ -103,7 +103,7 @@ static void scatter_send(edonio_ir_schedule s, ir_route *r, MPI_Offset round, co
         for (MPI_Offset k = roff[src]; k < roff[src + 1]; k++)
             copy_elem(out + (k - roff[src]) * E, cbuf + (MPI_Offset)r->relem[k] * E, E);
         if (src != me) {
-            MPI_Isend(out, (int)(cnt * E), MPI_BYTE, src, IR_TAG + 1, s->comm, &reqs[(*nreq)++]);
+            MPI_Isend(out, (int)cnt, s->elem, src, IR_TAG + 1, s->comm, &reqs[(*nreq)++]);
             s->stats.bytes_sent += cnt * E;
         }
     }
@@ -159,22 +159,22 @@ static void io_failed(ir_status *st, int err, const char *what, MPI_Offset off, 
             (long long)len, (long long)off, text);
 }
 
-/* Read len bytes at off into p; returns the bytes read (fewer at the end of the file). s (whose
- * statistics count it) may be NULL. */
+/* Read len bytes at off into p; returns the bytes read (fewer at the end of the file), or -1
+ * when the read failed (recorded in st). s (whose statistics count it) may be NULL. */
 MPI_Offset ir_read_at(edonio_ir_schedule s, MPI_File fh, MPI_Offset off, void *p, MPI_Offset len,
                       ir_status *st)
 {
     MPI_Status status;
     int got = 0, err = MPI_File_read_at(fh, off, p, (int)len, MPI_BYTE, &status);
+    if (s != NULL)
+        s->stats.file_reads++;
     if (err != MPI_SUCCESS) {
         io_failed(st, err, "a read", off, len);
-        got = 0;
-    } else
-        MPI_Get_count(&status, MPI_BYTE, &got);
-    if (s != NULL) {
-        s->stats.file_reads++;
-        s->stats.bytes_read += got;
+        return -1;
     }
+    MPI_Get_count(&status, MPI_BYTE, &got);
+    if (s != NULL)
+        s->stats.bytes_read += got;
     return got;
 }
 
@@ -271,13 +271,14 @@ static void bufs_free(ir_bufs *b)
 }
 
 /* Read [first, end) of chunk c into cbuf; zeros for what lies past the end of the file. Returns
- * the bytes read. */
+ * the bytes read, -1 when the read failed. */
 static MPI_Offset read_extent(edonio_ir_schedule s, MPI_File fh, MPI_Offset base, char *cbuf,
                               MPI_Offset first, MPI_Offset end, ir_status *st)
 {
     MPI_Offset E = s->elem_size;
     MPI_Offset got = ir_read_at(s, fh, base + first * E, cbuf + first * E, (end - first) * E, st);
-    memset(cbuf + first * E + got, 0, (size_t)((end - first) * E - got));
+    if (got >= 0)
+        memset(cbuf + first * E + got, 0, (size_t)((end - first) * E - got));
     return got;
 }
 
@@ -287,9 +288,10 @@ static int write_prepare(edonio_ir_schedule s, const ir_runs *x, MPI_File fh, MP
                          char *cbuf, int have, ir_status *st)
 {
     MPI_Offset E = s->elem_size;
-    int whole = x->n > 0 && by_extent(x, E, have ? 1 : 2) < by_runs(x, E);
-    if (whole && !have)
-        read_extent(s, fh, base, cbuf, x->first, x->end, st);
+    int whole = x->n > 0 && (have || s->can_read) && by_extent(x, E, have ? 1 : 2) < by_runs(x, E);
+    /* A read that failed leaves no file bytes between the runs: then only the runs go out. */
+    if (whole && !have && read_extent(s, fh, base, cbuf, x->first, x->end, st) < 0)
+        return 0;
     return whole;
 }
 
@@ -316,14 +318,14 @@ static void read_fill(edonio_ir_schedule s, const ir_runs *x, MPI_Offset c, MPI_
     if (by_extent(x, E, 1) < by_runs(x, E)) {
         MPI_Offset got = ir_read_at(s, fh, base + x->first * E, cbuf + x->first * E,
                                     (x->end - x->first) * E, st);
-        if (got < (x->end - x->first) * E)
+        if (got >= 0 && got < (x->end - x->first) * E)
             check_got(s, x, c, x->first, got, st);
         return;
     }
     for (MPI_Offset i = 0; i < x->n; i++) {
         MPI_Offset at = x->runs[2 * i], len = x->runs[2 * i + 1] * E;
         MPI_Offset got = ir_read_at(s, fh, base + at * E, cbuf + at * E, len, st);
-        if (got < len) {
+        if (got >= 0 && got < len) {
             ir_runs one = {x->runs + 2 * i, 1, at, at + x->runs[2 * i + 1], 0};
             check_got(s, &one, c, at, got, st);
         }
@@ -336,7 +338,7 @@ int ir_route_write(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset di
     ir_bufs b;
     MPI_Offset E = s->elem_size;
     bufs_get(s, r, NULL, &b, st);
-    if (ir_agree(s->comm, st) != MPI_SUCCESS) {
+    if (ir_agree_at(s->comm, st, disp) != MPI_SUCCESS) {
         bufs_free(&b);
         return st->errclass;
     }
@@ -357,7 +359,7 @@ int ir_route_read(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset dis
     ir_bufs b;
     MPI_Offset E = s->elem_size;
     bufs_get(s, r, NULL, &b, st);
-    if (ir_agree(s->comm, st) != MPI_SUCCESS) {
+    if (ir_agree_at(s->comm, st, disp) != MPI_SUCCESS) {
         bufs_free(&b);
         return st->errclass;
     }
@@ -373,10 +375,10 @@ int ir_route_read(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset dis
 
 /* Whether one read of the released (w) and new (r) elements' joint extent costs less than
  * moving each as it would alone; then *first, *end is that extent. */
-static int joint_read(const ir_runs *w, const ir_runs *r, MPI_Offset E, MPI_Offset *first,
-                      MPI_Offset *end)
+static int joint_read(const ir_runs *w, const ir_runs *r, MPI_Offset E, int can_read,
+                      MPI_Offset *first, MPI_Offset *end)
 {
-    if (w->n == 0 || r->n == 0)
+    if (w->n == 0 || r->n == 0 || !can_read)
         return 0;
     MPI_Offset sep_w = by_runs(w, E) < by_extent(w, E, 2) ? by_runs(w, E) : by_extent(w, E, 2);
     MPI_Offset sep_r = by_runs(r, E) < by_extent(r, E, 1) ? by_runs(r, E) : by_extent(r, E, 1);
@@ -402,7 +404,7 @@ int ir_route_switch(edonio_ir_schedule s, ir_route *rel, ir_route *fresh, MPI_Fi
     MPI_Offset E = s->elem_size;
     MPI_Request *greq = s->reqs, *freq = s->reqs + 2 * s->nprocs;
     bufs_get(s, rel, fresh, &b, st);
-    if (ir_agree(s->comm, st) != MPI_SUCCESS) {
+    if (ir_agree_at(s->comm, st, disp) != MPI_SUCCESS) {
         bufs_free(&b);
         return st->errclass;
     }
@@ -410,14 +412,14 @@ int ir_route_switch(edonio_ir_schedule s, ir_route *rel, ir_route *fresh, MPI_Fi
         MPI_Offset c = rd * s->nprocs + s->rank, base = disp + c * s->chunk_elems * E;
         MPI_Offset first = 0, end = 0;
         ir_runs w = runs_of(rel, rd), r = runs_of(fresh, rd);
-        int ng = 0, nf = 0, joint = joint_read(&w, &r, E, &first, &end);
+        int ng = 0, nf = 0, joint = joint_read(&w, &r, E, s->can_read, &first, &end);
         scatter_post_recv(s, fresh, rd, b.fsbuf, freq, &nf);
         gather_post(s, rel, rd, old_buf, b.sbuf, b.rbuf, greq, &ng);
-        if (joint) {
-            MPI_Offset got = read_extent(s, fh, base, b.cbuf, first, end, st);
-            if (got < (end - first) * E)
-                check_got(s, &r, c, first, got, st);
-        }
+        /* A joint read that comes back short (new elements past the end of the file that a
+         * release of this round may write) or fails: the released ones written first, then
+         * the new ones read, as without it. */
+        if (joint && read_extent(s, fh, base, b.cbuf, first, end, st) < (end - first) * E)
+            joint = 0;
         int whole = write_prepare(s, &w, fh, base, b.cbuf, joint, st);
         wait_all(ng, greq, rd, st);
         gather_apply(s, rel, rd, b.rbuf, b.cbuf);

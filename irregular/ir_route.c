@@ -220,6 +220,11 @@ int ir_route_build(edonio_ir_schedule s, MPI_Offset n, const MPI_Offset *idx, co
         ir_fail(&local, MPI_ERR_NO_MEM, "%s: no memory for %lld indices", local.call, (long long)n);
     } else {
         MPI_Offset *at = malloc((size_t)P * sizeof *at);
+        if (at == NULL) {
+            ir_fail(&local, MPI_ERR_NO_MEM, "%s: no memory for a route over %d processes",
+                    local.call, P);
+            goto agree;
+        }
         memcpy(at, sfrom, (size_t)P * sizeof *at);
         for (MPI_Offset c = 0; c < s->chunks; c++) {
             MPI_Offset k0 = r->soff[c], k1 = r->soff[c + 1];
@@ -233,6 +238,7 @@ int ir_route_build(edonio_ir_schedule s, MPI_Offset n, const MPI_Offset *idx, co
                 r->smax = r->soff[c1] - r->soff[c0];
         }
     }
+agree:
     if ((err = ir_agree(s->comm, &local)) != MPI_SUCCESS)
         goto out;
     MPI_Alltoall(sendc, 1, MPI_OFFSET, recvc, 1, MPI_OFFSET, s->comm);

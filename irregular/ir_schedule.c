@@ -63,6 +63,8 @@ static void sched_free(edonio_ir_schedule s)
     free(s->indices);
     free(s->keep);
     free(s->reqs);
+    if (s->elem != MPI_DATATYPE_NULL)
+        MPI_Type_free(&s->elem);
     if (s->comm != MPI_COMM_NULL)
         MPI_Comm_free(&s->comm);
     s->magic = 0;
@@ -85,14 +87,33 @@ static edonio_ir_schedule sched_new(MPI_Comm comm, ir_status *st)
     MPI_Comm_size(dup, &s->nprocs);
     MPI_Comm_rank(dup, &s->rank);
     s->reqs = malloc((size_t)4 * s->nprocs * sizeof *s->reqs);
+    s->elem = MPI_DATATYPE_NULL;
+    /* Failures of MPI calls on the schedule's communicator come back as codes (the library
+     * calls no error handler). */
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     if (s->reqs == NULL)
         ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for a schedule", st->call);
     s->magic = IR_MAGIC;
     return s;
 }
 
+/* Whether every process made its schedule's frame (agreed over comm, which every process has
+ * even where the frame failed); if not, every process frees its own. */
+static int sched_made(MPI_Comm comm, edonio_ir_schedule *s, ir_status *st)
+{
+    if (ir_agree(comm, st) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    sched_free(*s);
+    *s = NULL;
+    return st->errclass;
+}
+
 static void sched_shape(edonio_ir_schedule s)
 {
+    if (s->elem == MPI_DATATYPE_NULL) {
+        MPI_Type_contiguous((int)s->elem_size, MPI_BYTE, &s->elem);
+        MPI_Type_commit(&s->elem);
+    }
     s->chunks = (s->global_count + s->chunk_elems - 1) / s->chunk_elems;
     s->rounds = (s->chunks + s->nprocs - 1) / s->nprocs;
 }
@@ -107,8 +128,8 @@ int edonio_ir_schedule_create(MPI_Comm comm, MPI_Offset global_count, MPI_Offset
     if (comm == MPI_COMM_NULL)
         return ir_error_code(MPI_ERR_COMM, "edonio_ir_schedule_create: comm is MPI_COMM_NULL");
     edonio_ir_schedule s = sched_new(comm, &st);
-    if (s == NULL)
-        return ir_agree(comm, &st);
+    if (sched_made(comm, &s, &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
     if (sched == NULL)
         ir_fail(&st, MPI_ERR_ARG, "%s: sched is NULL", call);
     else
@@ -269,8 +290,8 @@ int edonio_ir_schedule_update(edonio_ir_schedule old, MPI_Offset count, const MP
     if (ir_check_sched(old, call, &st) != MPI_SUCCESS)
         return ir_error_code(st.errclass, st.msg); /* no communicator to agree over */
     edonio_ir_schedule s = sched_new(old->comm, &st);
-    if (s == NULL)
-        return ir_agree(old->comm, &st);
+    if (sched_made(old->comm, &s, &st) != MPI_SUCCESS)
+        return ir_error_code(st.errclass, st.msg);
     if (sched == NULL)
         ir_fail(&st, MPI_ERR_ARG, "%s: sched is NULL", call);
     else
@@ -325,6 +346,9 @@ static int start(const char *call, MPI_File fh, edonio_ir_schedule s, const void
     if (ir_check_sched(s, call, st) != MPI_SUCCESS)
         return -1;
     ir_check_file(fh, s, call, st);
+    int amode = 0;
+    s->can_read = st->errclass == MPI_SUCCESS && MPI_File_get_amode(fh, &amode) == MPI_SUCCESS &&
+                  !(amode & MPI_MODE_WRONLY);
     if (buf == NULL && s->n > 0)
         ir_fail(st, MPI_ERR_BUFFER, "%s: the buffer is NULL", call);
     if (buf2 == NULL && s->n > 0)

@@ -156,6 +156,8 @@ static int header_get(const unsigned char *p, int got, MPI_Offset disp, zheader 
     else if (h->align == 0 || h->data_offset != align_up(HDR_SIZE, h->align))
         bad = "data offset or alignment";
     else if (h->index_length == 0 || h->index_offset < h->data_offset ||
+             h->index_offset > (uint64_t)INT64_MAX - (uint64_t)disp ||
+             h->index_length > (uint64_t)INT64_MAX - (uint64_t)disp - h->index_offset ||
              h->file_end != h->index_offset + h->index_length)
         bad = "index offset or length";
     if (bad)
@@ -184,7 +186,7 @@ static int check_entry(const zheader *h, const zentry *e, uint64_t k)
     return e->id == k && e->first == k * h->chunk_elems && e->rawlen == elems * h->element_size &&
            e->algorithm == ALG_ZSTD && e->flags == 0 && e->offset >= h->data_offset &&
            e->offset % h->align == 0 && e->clen > 0 && e->clen <= ZSTD_compressBound(e->rawlen) &&
-           e->offset + e->clen <= h->index_offset;
+           e->offset <= h->index_offset && e->clen <= h->index_offset - e->offset;
 }
 
 /* Rank 0: the header and the index, read and checked. */
@@ -355,15 +357,31 @@ int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
     s->stats.calls++;
     if (ir_ensure_full(s, &rst) != MPI_SUCCESS)
         return ir_error_code(rst.errclass, rst.msg);
+    /* The same on every process: no agreement needed. */
+    if (s->chunks > INT32_MAX / ENTRY_SIZE)
+        return ir_error_code(MPI_ERR_ARG, "edonio_ir_zwrite: more than 44,739,242 chunks: the "
+                                          "chunk index would pass 2 GiB (a larger "
+                                          "edonio_ir_chunk_size)");
     int P = s->nprocs, me = s->rank, err;
     MPI_Offset E = s->elem_size, mine_n = 0;
-    unsigned char *entries = malloc((size_t)(s->rounds + 1) * ENTRY_SIZE);
+    unsigned char *entries = malloc((size_t)(s->rounds + 1) * ENTRY_SIZE), *all = NULL;
     MPI_Offset *sizes = malloc((size_t)P * sizeof *sizes);
+    int *counts = NULL, *displs = NULL;
     ZSTD_CCtx *cc = ZSTD_createCCtx();
-    if (zbufs_get(s, &b, &st) == MPI_SUCCESS && (entries == NULL || sizes == NULL || cc == NULL))
+    if (me == 0) { /* the index's gathering, before anything is written */
+        counts = malloc((size_t)P * sizeof *counts);
+        displs = malloc((size_t)P * sizeof *displs);
+        all = malloc((size_t)s->chunks * ENTRY_SIZE + 1);
+    }
+    if (zbufs_get(s, &b, &st) == MPI_SUCCESS &&
+        (entries == NULL || sizes == NULL || cc == NULL ||
+         (me == 0 && (counts == NULL || displs == NULL || all == NULL))))
         ir_fail(&st, MPI_ERR_NO_MEM, "%s: no memory for the compressor", call);
-    if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS)
+    if ((err = ir_agree_at(s->comm, &st, disp)) != MPI_SUCCESS)
         goto out;
+    /* An old header stops being one first: a write that does not finish leaves none. */
+    if (me == 0)
+        ir_write_at(s, fh, disp, "\0\0\0\0\0\0\0\0", 8, &st);
     ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
     ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, s->zlevel);
     MPI_Offset base = (MPI_Offset)align_up(HDR_SIZE, (uint64_t)s->align);
@@ -401,34 +419,30 @@ int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
             entry_put(entries + mine_n++ * ENTRY_SIZE, &en);
         }
     }
-    /* The index: every process's entries to rank 0, which writes it and then the header. */
-    int mine_bytes = (int)(mine_n * ENTRY_SIZE), *counts = NULL, *displs = NULL, total = 0;
-    unsigned char *all = NULL;
-    if (me == 0) {
-        counts = malloc((size_t)P * sizeof *counts);
-        displs = malloc((size_t)P * sizeof *displs);
+    /* Every chunk written, or no index nor header: the outcome agreed first. */
+    if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS) {
+        MPI_Barrier(s->comm); /* as ir_written: what was written is handed over */
+        goto out;
     }
-    MPI_Gather(&mine_bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, s->comm);
-    if (me == 0) {
+    /* The index: every process's entries to rank 0 (rank p has one for each round r with
+     * r * P + p < chunks), which writes it and then the header. */
+    int total = 0;
+    if (me == 0)
         for (int p = 0; p < P; p++) {
+            MPI_Offset mine = p < s->chunks ? (s->chunks - p + P - 1) / P : 0;
             displs[p] = total;
+            counts[p] = (int)(mine * ENTRY_SIZE);
             total += counts[p];
         }
-        all = malloc((size_t)total + 1);
-    }
-    MPI_Gatherv(entries, mine_bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, s->comm);
-    if (me == 0) {
-        if (total != s->chunks * ENTRY_SIZE && st.errclass == MPI_SUCCESS)
-            ir_fail(&st, MPI_ERR_INTERN, "%s: %d index entries for %lld chunks", call,
-                    total / ENTRY_SIZE, (long long)s->chunks);
-        else if (st.errclass == MPI_SUCCESS)
-            write_index(s, fh, disp, base, all, total / ENTRY_SIZE, &st);
-        free(counts);
-        free(displs);
-        free(all);
-    }
+    MPI_Gatherv(entries, (int)(mine_n * ENTRY_SIZE), MPI_BYTE, all, counts, displs, MPI_BYTE, 0,
+                s->comm);
+    if (me == 0)
+        write_index(s, fh, disp, base, all, total / ENTRY_SIZE, &st);
     err = ir_written(s, &st);
 out:
+    free(counts);
+    free(displs);
+    free(all);
     zbufs_free(&b);
     free(entries);
     free(sizes);
@@ -493,7 +507,7 @@ int edonio_ir_zread(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, void *bu
         index = malloc(raw ? raw : 1);
     if (zbufs_get(s, &b, &st) == MPI_SUCCESS && (dc == NULL || index == NULL))
         ir_fail(&st, MPI_ERR_NO_MEM, "%s: no memory for the chunk index", call);
-    if ((err = ir_agree(s->comm, &st)) != MPI_SUCCESS)
+    if ((err = ir_agree_at(s->comm, &st, disp)) != MPI_SUCCESS)
         goto out;
     MPI_Bcast(index, (int)raw, MPI_BYTE, 0, s->comm);
     for (MPI_Offset rd = 0; rd < s->rounds; rd++) {

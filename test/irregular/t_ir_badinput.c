@@ -9,7 +9,8 @@
  * or chunk sizes that differ between processes: MPI_ERR_ARG, the handle left
  * EDONIO_IR_SCHEDULE_NULL. edonio_ir_schedule_update: the same for its indices, a NULL old
  * schedule. Every data call (write, read, switch, zwrite, zread) and get_info, stats and free
- * with EDONIO_IR_SCHEDULE_NULL; the data calls with a negative displacement; with a file opened
+ * with EDONIO_IR_SCHEDULE_NULL; the data calls with a negative displacement, and with one that
+ * differs between the processes; with a file opened
  * on MPI_COMM_SELF and a schedule over MPI_COMM_WORLD (at 2 or more ranks): MPI_ERR_ARG; with
  * MPI_FILE_NULL: MPI_ERR_FILE; a NULL buffer on a rank with elements: MPI_ERR_BUFFER;
  * edonio_ir_switch with a schedule that edonio_ir_schedule_update did not make: MPI_ERR_ARG.
@@ -177,6 +178,11 @@ int main(int argc, char **argv)
     data_calls("EDONIO_IR_SCHEDULE_NULL", fh, 0, EDONIO_IR_SCHEDULE_NULL, EDONIO_IR_SCHEDULE_NULL,
                buf, buf2, MPI_ERR_ARG, "schedule");
     data_calls("a negative displacement", fh, -8, s, s2, buf, buf2, MPI_ERR_ARG, "displacement");
+    /* a displacement that differs between the processes (seen to fail before the agreement took
+     * it: the chunks went where each process's displacement put them, MPI_SUCCESS) */
+    if (ct_nprocs > 1)
+        data_calls("a displacement on the last rank only", fh, me == ct_nprocs - 1 ? 8 : 0, s, s2,
+                   buf, buf2, MPI_ERR_ARG, "displacement");
     data_calls("MPI_FILE_NULL", MPI_FILE_NULL, 0, s, s2, buf, buf2, MPI_ERR_FILE, "file");
     /* a NULL buffer: on rank 0, which holds elements (the others give theirs) */
     data_calls("a NULL buffer on rank 0", fh, 0, s, s2, me == 0 ? NULL : buf, me == 0 ? NULL : buf2,
