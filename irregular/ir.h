@@ -17,7 +17,11 @@
 #include "edonio_irregular.h"
 
 #define IR_MAGIC 0x45444952u /* "EDIR": a live schedule */
-#define IR_TAG   4302
+/* Reductions of MPI_Offsets go as MPI_INT64_T: Open MPI 4.1.4 takes MPI_OFFSET as unsigned in
+ * MPI_MIN and MPI_MAX (the minimum of 0 and -8 is 0 there). */
+#define IR_OFFSET_REDUCE MPI_INT64_T
+_Static_assert(sizeof(MPI_Offset) == 8, "MPI_Offset reduced as MPI_INT64_T");
+#define IR_TAG 4302
 
 typedef struct ir_route {
     MPI_Offset n;          /* references of this process */

@@ -90,7 +90,7 @@ int ir_agree_at(MPI_Comm comm, ir_status *st, MPI_Offset disp)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Offset mine[3] = {st->errclass != MPI_SUCCESS ? rank : size, disp, -disp}, all[3];
-    if (MPI_Allreduce(mine, all, 3, MPI_OFFSET, MPI_MIN, comm) != MPI_SUCCESS) {
+    if (MPI_Allreduce(mine, all, 3, IR_OFFSET_REDUCE, MPI_MIN, comm) != MPI_SUCCESS) {
         ir_fail(st, MPI_ERR_OTHER, "%s: the agreement on the outcome failed", st->call);
     } else if (all[1] != -all[2]) {
         /* Known alike everywhere, and first: it explains whatever else failed. */
