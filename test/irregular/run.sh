@@ -33,6 +33,9 @@
 #   t_ir_badinput   bad input to every call: the class on every rank alike, the message naming
 #                   the call and the cause (MPI_Error_string and edonio_ir_error_string agree),
 #                   nothing written; invalid info values fall back to the defaults
+#   ir_mesh         examples/ir_mesh.c, the API page's example, at 4 ranks (1 node, 2 nodes)
+#                   and 3 under ufs: it checks its files and arrays against a serial run (seen
+#                   to fail with the switch left out: "FAILED, 179973 wrong")
 # Over Open MPI (the openmpi group) three of them run on Open MPI's own MPI-IO too (OMPIO, no
 # edonio library): the library calls the public MPI-IO API only.
 # Each program takes KEY=VALUE arguments (hints for every open and info for every schedule, where
@@ -49,9 +52,6 @@
 #                   MPI_ERR_IO, not the MPI-IO call's MPI_ERR_READ_ONLY, and named no cause
 #   irregular/zarray: the element size changed in the header was believed by zinquire (no
 #                   check of the header itself; now a CRC-32 of it)
-#   ir_mesh         examples/ir_mesh.c, the API page's example, at 4 ranks (1 node, 2 nodes)
-#                   and 3 under ufs: it checks its files and arrays against a serial run (seen
-#                   to fail with the switch left out: "FAILED, 179973 wrong")
 
 # How each was seen to fail (a test must be able to fail), each against a scratch copy of
 # irregular/ with one change, built by hand and put first by LD_LIBRARY_PATH (the programs'
