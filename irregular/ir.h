@@ -107,6 +107,7 @@ int ir_gather_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const v
 int ir_scatter_round(edonio_ir_schedule s, ir_route *r, MPI_Offset round, const char *cbuf,
                      char *sbuf, char *rbuf, void *buf, ir_status *st);
 int ir_ensure_full(edonio_ir_schedule s, ir_status *st);
+int ir_start(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const void *buf, ir_status *st);
 int ir_written(edonio_ir_schedule s, ir_status *st);
 
 static inline MPI_Offset ir_chunk_len(edonio_ir_schedule s, MPI_Offset c)

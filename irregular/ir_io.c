@@ -270,6 +270,18 @@ static void bufs_free(ir_bufs *b)
     free(b->frbuf);
 }
 
+/* The buffers, and the call's first agreement: the checks of ir_start, the allocations, the
+ * displacement alike everywhere. Freed again when the call cannot go on. */
+static int bufs_agreed(edonio_ir_schedule s, const ir_route *r, const ir_route *r2, ir_bufs *b,
+                       MPI_Offset disp, ir_status *st)
+{
+    bufs_get(s, r, r2, b, st);
+    if (ir_agree_at(s->comm, st, disp) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    bufs_free(b);
+    return st->errclass;
+}
+
 /* Read [first, end) of chunk c into cbuf; zeros for what lies past the end of the file. Returns
  * the bytes read, -1 when the read failed. */
 static MPI_Offset read_extent(edonio_ir_schedule s, MPI_File fh, MPI_Offset base, char *cbuf,
@@ -337,11 +349,8 @@ int ir_route_write(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset di
 {
     ir_bufs b;
     MPI_Offset E = s->elem_size;
-    bufs_get(s, r, NULL, &b, st);
-    if (ir_agree_at(s->comm, st, disp) != MPI_SUCCESS) {
-        bufs_free(&b);
+    if (bufs_agreed(s, r, NULL, &b, disp, st) != MPI_SUCCESS)
         return st->errclass;
-    }
     for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
         MPI_Offset base = disp + (rd * s->nprocs + s->rank) * s->chunk_elems * E;
         ir_runs x = runs_of(r, rd);
@@ -358,11 +367,8 @@ int ir_route_read(edonio_ir_schedule s, ir_route *r, MPI_File fh, MPI_Offset dis
 {
     ir_bufs b;
     MPI_Offset E = s->elem_size;
-    bufs_get(s, r, NULL, &b, st);
-    if (ir_agree_at(s->comm, st, disp) != MPI_SUCCESS) {
-        bufs_free(&b);
+    if (bufs_agreed(s, r, NULL, &b, disp, st) != MPI_SUCCESS)
         return st->errclass;
-    }
     for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
         MPI_Offset c = rd * s->nprocs + s->rank, base = disp + c * s->chunk_elems * E;
         ir_runs x = runs_of(r, rd);
@@ -403,11 +409,8 @@ int ir_route_switch(edonio_ir_schedule s, ir_route *rel, ir_route *fresh, MPI_Fi
     ir_bufs b;
     MPI_Offset E = s->elem_size;
     MPI_Request *greq = s->reqs, *freq = s->reqs + 2 * s->nprocs;
-    bufs_get(s, rel, fresh, &b, st);
-    if (ir_agree_at(s->comm, st, disp) != MPI_SUCCESS) {
-        bufs_free(&b);
+    if (bufs_agreed(s, rel, fresh, &b, disp, st) != MPI_SUCCESS)
         return st->errclass;
-    }
     for (MPI_Offset rd = 0; rd < s->rounds; rd++) {
         MPI_Offset c = rd * s->nprocs + s->rank, base = disp + c * s->chunk_elems * E;
         MPI_Offset first = 0, end = 0;

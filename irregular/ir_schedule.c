@@ -338,21 +338,23 @@ failed:
     return err;
 }
 
-/* The checks every data call makes; a schedule that is not one has no communicator, so that
- * error is returned at once (every process passes the same handle in a correct program). */
-static int start(const char *call, MPI_File fh, edonio_ir_schedule s, const void *buf,
-                 const void *buf2, ir_status *st)
+/* The checks every data call makes (edonio_ir_write, read, switch, zwrite, zread), local; the
+ * call's first agreement reports them. A schedule that is not one has no communicator to agree
+ * over, so that error is returned at once (every process passes the same handle in a correct
+ * program): -1. */
+int ir_start(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const void *buf, ir_status *st)
 {
-    if (ir_check_sched(s, call, st) != MPI_SUCCESS)
+    if (ir_check_sched(s, st->call, st) != MPI_SUCCESS)
         return -1;
-    ir_check_file(fh, s, call, st);
+    ir_check_file(fh, s, st->call, st);
     int amode = 0;
     s->can_read = st->errclass == MPI_SUCCESS && MPI_File_get_amode(fh, &amode) == MPI_SUCCESS &&
                   !(amode & MPI_MODE_WRONLY);
     if (buf == NULL && s->n > 0)
-        ir_fail(st, MPI_ERR_BUFFER, "%s: the buffer is NULL", call);
-    if (buf2 == NULL && s->n > 0)
-        ir_fail(st, MPI_ERR_BUFFER, "%s: the new loop's buffer is NULL", call);
+        ir_fail(st, MPI_ERR_BUFFER, "%s: the buffer is NULL", st->call);
+    if (disp < 0)
+        ir_fail(st, MPI_ERR_ARG, "%s: the displacement %lld is negative", st->call,
+                (long long)disp);
     s->stats.calls++;
     return 0;
 }
@@ -360,11 +362,8 @@ static int start(const char *call, MPI_File fh, edonio_ir_schedule s, const void
 int edonio_ir_write(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const void *buf)
 {
     ir_status st = IR_STATUS("edonio_ir_write"), rst = IR_STATUS("edonio_ir_write");
-    if (start("edonio_ir_write", fh, s, buf, buf, &st) != 0)
+    if (ir_start(fh, disp, s, buf, &st) != 0)
         return ir_error_code(st.errclass, st.msg);
-    if (disp < 0)
-        ir_fail(&st, MPI_ERR_ARG, "edonio_ir_write: the displacement %lld is negative",
-                (long long)disp);
     if (ir_ensure_full(s, &rst) != MPI_SUCCESS)
         return ir_error_code(rst.errclass, rst.msg);
     if (ir_route_write(s, s->full, fh, disp, buf, &st) != MPI_SUCCESS)
@@ -375,11 +374,8 @@ int edonio_ir_write(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const vo
 int edonio_ir_read(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, void *buf)
 {
     ir_status st = IR_STATUS("edonio_ir_read"), rst = IR_STATUS("edonio_ir_read");
-    if (start("edonio_ir_read", fh, s, buf, buf, &st) != 0)
+    if (ir_start(fh, disp, s, buf, &st) != 0)
         return ir_error_code(st.errclass, st.msg);
-    if (disp < 0)
-        ir_fail(&st, MPI_ERR_ARG, "edonio_ir_read: the displacement %lld is negative",
-                (long long)disp);
     if (ir_ensure_full(s, &rst) != MPI_SUCCESS)
         return ir_error_code(rst.errclass, rst.msg);
     if (ir_route_read(s, s->full, fh, disp, buf, &st) != MPI_SUCCESS)
@@ -392,7 +388,7 @@ int edonio_ir_switch(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
 {
     static const char call[] = "edonio_ir_switch";
     ir_status st = IR_STATUS(call);
-    if (start(call, fh, s, new_buf, new_buf, &st) != 0)
+    if (ir_start(fh, disp, s, new_buf, &st) != 0)
         return ir_error_code(st.errclass, st.msg);
     /* How a schedule was made is the same on every process: no agreement needed. */
     if (!s->has_switch)
@@ -400,8 +396,6 @@ int edonio_ir_switch(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
                                           "edonio_ir_schedule_update");
     if (old_buf == NULL && (s->release->n > 0 || s->nkeep > 0))
         ir_fail(&st, MPI_ERR_BUFFER, "%s: the previous loop's buffer is NULL", call);
-    if (disp < 0)
-        ir_fail(&st, MPI_ERR_ARG, "%s: the displacement %lld is negative", call, (long long)disp);
     /* Kept elements are copied in memory (after an error the new buffer is undefined anyway);
      * released ones written and new ones read round by round, the outcome agreed before any
      * data moves (ir_route_switch). */

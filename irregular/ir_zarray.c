@@ -347,14 +347,8 @@ int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
     static const char call[] = "edonio_ir_zwrite";
     ir_status st = IR_STATUS(call), rst = IR_STATUS(call);
     zbufs b = {0};
-    if (ir_check_sched(s, call, &st) != MPI_SUCCESS)
+    if (ir_start(fh, disp, s, buf, &st) != 0)
         return ir_error_code(st.errclass, st.msg);
-    ir_check_file(fh, s, call, &st);
-    if (buf == NULL && s->n > 0)
-        ir_fail(&st, MPI_ERR_BUFFER, "%s: the buffer is NULL", call);
-    if (disp < 0)
-        ir_fail(&st, MPI_ERR_ARG, "%s: the displacement %lld is negative", call, (long long)disp);
-    s->stats.calls++;
     if (ir_ensure_full(s, &rst) != MPI_SUCCESS)
         return ir_error_code(rst.errclass, rst.msg);
     /* The same on every process: no agreement needed. */
@@ -488,14 +482,8 @@ int edonio_ir_zread(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, void *bu
     zbufs b = {0};
     unsigned char *index = NULL;
     zheader h;
-    if (ir_check_sched(s, call, &st) != MPI_SUCCESS)
+    if (ir_start(fh, disp, s, buf, &st) != 0)
         return ir_error_code(st.errclass, st.msg);
-    ir_check_file(fh, s, call, &st);
-    if (buf == NULL && s->n > 0)
-        ir_fail(&st, MPI_ERR_BUFFER, "%s: the buffer is NULL", call);
-    if (disp < 0)
-        ir_fail(&st, MPI_ERR_ARG, "%s: the displacement %lld is negative", call, (long long)disp);
-    s->stats.calls++;
     if (ir_ensure_full(s, &rst) != MPI_SUCCESS)
         return ir_error_code(rst.errclass, rst.msg);
     int P = s->nprocs, me = s->rank, err;
