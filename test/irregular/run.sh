@@ -51,7 +51,9 @@
 #                   a write of ... failed" (no call named); edonio_ir_zwrite there returned
 #                   MPI_ERR_IO, not the MPI-IO call's MPI_ERR_READ_ONLY, and named no cause
 #   irregular/zarray: the element size changed in the header was believed by zinquire (no
-#                   check of the header itself; now a CRC-32 of it)
+#                   check of the header itself; now a CRC-32 of it; with the CRC check taken
+#                   out again: "edonio_ir_zinquire returned MPI_SUCCESS (0), expected
+#                   MPI_ERR_IO")
 
 # How each was seen to fail (a test must be able to fail), each against a scratch copy of
 # irregular/ with one change, built by hand and put first by LD_LIBRARY_PATH (the programs'
