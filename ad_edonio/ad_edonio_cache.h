@@ -257,6 +257,22 @@ int ADIOI_EDONIO_Range_check(ADIO_Offset off, ADIO_Offset len);
  * first.
  */
 int ADIOI_EDONIO_Cache_uncached(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len);
+/*
+ * Does a read's span go into the cache (ADIOI_EDONIO_Cache_fill) rather than past it
+ * (ADIOI_EDONIO_Cache_sieve)? In a read-only cache with read_fill=block: no process writes its
+ * blocks, so a block read whole for one process serves the node's others (doc/design.md, "A
+ * strided read's small pieces").
+ */
+int ADIOI_EDONIO_Cache_fills(const struct edonio_cache *c);
+/*
+ * Bring the blocks of [off, off + len) that this node does not cache into the cache: each run of
+ * consecutive ones with one read of the file into their slots, made without any segment's lock
+ * (the slots are marked as being filled; readers of them wait for the bytes). Blocks cached, being
+ * filled by another process, or for which no slot can be had are left to the pieces' reads.
+ * errno or 0.
+ */
+int ADIOI_EDONIO_Cache_fill(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset off,
+                            ADIO_Offset len);
 /* Read [off, off + len) from the file in one operation, past the cache. errno or 0. */
 int ADIOI_EDONIO_Cache_sieve(struct edonio_cache *c, struct edonio_stats *st, void *buf,
                              ADIO_Offset off, ADIO_Offset len);

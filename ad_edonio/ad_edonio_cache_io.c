@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "ad_edonio_cache.h"
@@ -120,8 +121,8 @@ static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_
 static int lock_span(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset start,
                      ADIO_Offset len, int wait, int span)
 {
-    struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)start,
-                         .l_len = (off_t)len};
+    struct flock lock = {
+        .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)start, .l_len = (off_t)len};
 
     if (!span || c->no_locks || c->atomic_handles > 0)
         return 0;
@@ -145,8 +146,8 @@ static int lock_range(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offs
 
 static void unlock_range(struct edonio_cache *c, ADIO_Offset start, ADIO_Offset len)
 {
-    struct flock lock = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = (off_t)start,
-                         .l_len = (off_t)len};
+    struct flock lock = {
+        .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = (off_t)start, .l_len = (off_t)len};
 
     fcntl(c->fd_sys, F_SETLK, &lock);
 }
@@ -265,7 +266,8 @@ static int fetch(struct edonio_cache *c, struct edonio_stats *st, struct edonio_
 
 /*
  * Free a slot of a full segment: a clean block among the least recently used if there is one,
- * else the least recently used dirty block that can be written back. errno when none can.
+ * else the least recently used dirty block that can be written back. errno when none can. A slot
+ * being filled (ADIOI_EDONIO_Cache_fill) is never taken: its filler may be the caller.
  */
 static int make_room(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg)
 {
@@ -273,9 +275,11 @@ static int make_room(struct edonio_cache *c, struct edonio_stats *st, struct edo
     int err = ENOSPC;
 
     for (int k = 0; v != EDONIO_NO_SLOT && k < EVICT_SCAN; k++, v = edonio_newer(seg, v))
-        if (edonio_slot_at(seg, v)->ndirty == 0)
+        if (edonio_slot_at(seg, v)->ndirty == 0 && !edonio_filling(edonio_slot_at(seg, v)))
             goto evict;
     for (v = edonio_victim(seg); v != EDONIO_NO_SLOT; v = edonio_newer(seg, v)) {
+        if (edonio_filling(edonio_slot_at(seg, v)))
+            continue; /* its filler needs no lock to finish, but would wait for itself here */
         int e = write_back(c, st, seg, v);
         if (e == 0)
             goto evict;
@@ -348,17 +352,27 @@ static int slot_for(struct edonio_cache *c, struct edonio_stats *st, struct edon
 /*
  * Read [lo, hi) of block from a held segment: the slot holding its bytes, marked busy (the caller
  * copies them out after letting the lock go, then calls copy_done); or EDONIO_NO_SLOT when done
- * or failed (*err): without a slot, the bytes were read from the file, which has them all.
+ * or failed (*err): without a slot, the bytes were read from the file, which has them all. A slot
+ * that another process is filling has no bytes yet: with 'wait', EDONIO_NO_SLOT and *wait 1 (the
+ * caller lets the lock go, waits for it and asks again); without (a caller that holds the segment
+ * over many pieces, which the filler's end does not need), the bytes are read from the file.
  */
 static int32_t read_begin(struct edonio_cache *c, struct edonio_stats *st,
                           struct edonio_segment *seg, int64_t block, uint32_t lo, uint32_t hi,
-                          void *out, int *err)
+                          void *out, int *err, int *wait)
 {
     int32_t slot;
 
     *err = 0;
     if (slot_for(c, st, seg, block, &slot) != 0) {
         *err = fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
+        return EDONIO_NO_SLOT;
+    }
+    if (edonio_filling(edonio_slot_at(seg, slot))) {
+        if (wait != NULL)
+            *wait = 1;
+        else
+            *err = fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
         return EDONIO_NO_SLOT;
     }
     if (!edonio_readable(edonio_slot_at(seg, slot), lo, hi) && (*err = fetch(c, st, seg, slot)))
@@ -389,7 +403,7 @@ static int32_t write_begin(struct edonio_cache *c, struct edonio_stats *st,
     struct edonio_slot *s = edonio_slot_at(seg, slot);
     if (seg != ADIOI_EDONIO_Node_remote(c) &&
         !ADIOI_EDONIO_Node_reaches(c, edonio_owner(block, c->nprocs)))
-        c->wrote_peer_remote = 1;           /* ADIOI_EDONIO_Cache_may_deliver */
+        c->wrote_peer_remote = 1; /* ADIOI_EDONIO_Cache_may_deliver */
     if (was_whole != NULL)
         *was_whole = written_whole(seg, s);
     edonio_copy_begin(s, lo, hi, 1); /* before the extent: is it over bytes written already? */
@@ -423,8 +437,8 @@ static void copy_slot(struct edonio_segment *seg, int32_t slot, uint32_t lo, voi
  * has every byte of it that this node wrote: a block leaves the cache only once its dirty bytes
  * are written back.
  */
-static int read_through(struct edonio_cache *c, struct edonio_stats *st,
-                        struct edonio_segment *seg, int64_t block, int unlocked)
+static int read_through(struct edonio_cache *c, struct edonio_stats *st, struct edonio_segment *seg,
+                        int64_t block, int unlocked)
 {
     if (c->hints.read_fill != EDONIO_READ_FILL_NONE ||
         (unlocked ? edonio_may_hold(seg, block) : edonio_lookup(seg, block) != EDONIO_NO_SLOT))
@@ -440,7 +454,7 @@ static int read_held(struct edonio_cache *c, struct edonio_stats *st, struct edo
     int err;
     if (read_through(c, st, seg, block, 0))
         return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
-    int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
+    int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err, NULL);
 
     copy_slot(seg, slot, lo, out, hi - lo, 0);
     return err;
@@ -462,7 +476,8 @@ static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t b
                       uint32_t hi, char *out, ADIO_Offset request)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_segment(c, block);
-    int err, through = read_through(c, st, seg, block, 1); /* no lock taken to know it */
+    int err, wait, through = read_through(c, st, seg, block, 1); /* no lock taken to know it */
+    int32_t slot;
 
     (void)request; /* reads of every size take the cache alike */
 
@@ -475,8 +490,16 @@ static int read_piece(struct edonio_cache *c, struct edonio_stats *st, int64_t b
     }
     if (through)
         return fs_read(c, st, out, hi - lo, block_start(c, block) + lo);
-    int32_t slot = read_begin(c, st, seg, block, lo, hi, out, &err);
-
+    for (;;) { /* a slot being filled: wait for its bytes without the lock, and ask again */
+        wait = 0;
+        slot = read_begin(c, st, seg, block, lo, hi, out, &err, &wait);
+        if (!wait)
+            break;
+        int32_t filled = edonio_lookup(seg, block);
+        ADIOI_EDONIO_Node_release(seg);
+        edonio_wait_filled(edonio_slot_at(seg, filled));
+        ADIOI_EDONIO_Node_lock(seg);
+    }
     ADIOI_EDONIO_Node_release(seg);
     copy_slot(seg, slot, lo, out, hi - lo, 0);
     return err;
@@ -836,6 +859,120 @@ int ADIOI_EDONIO_Cache_sieve(struct edonio_cache *c, struct edonio_stats *st, vo
 {
     st->misses++;
     return fs_read(c, st, buf, (size_t)len, off);
+}
+
+/* ------------------------------------------------------------------ a span into the cache */
+
+/* Blocks one read of a fill brings at most (an iovec each: well within IOV_MAX). */
+enum { EDONIO_FILL_BLOCKS = 256 };
+
+struct edonio_claim {
+    struct edonio_segment *seg;
+    int32_t slot;
+};
+
+int ADIOI_EDONIO_Cache_fills(const struct edonio_cache *c)
+{
+    return !c->writable && !c->bypass && c->hints.read_fill == EDONIO_READ_FILL_BLOCK;
+}
+
+/*
+ * Take a slot for block to fill it without the lock: 1, and *out, when the block was not cached
+ * and a slot could be had (clean blocks evicted for it); 0 otherwise (cached, being filled by
+ * another process, or no room: its pieces then go through the cache one by one). The slot is
+ * VALID, being filled and busy: readers wait for its bytes (read_piece), nobody evicts it.
+ */
+static int claim(struct edonio_cache *c, struct edonio_stats *st, int64_t block,
+                 struct edonio_claim *out)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_segment(c, block);
+    int32_t slot = EDONIO_NO_SLOT;
+
+    ADIOI_EDONIO_Node_lock(seg);
+    if (edonio_lookup(seg, block) == EDONIO_NO_SLOT && slot_for(c, st, seg, block, &slot) == 0) {
+        struct edonio_slot *s = edonio_slot_at(seg, slot);
+        edonio_mark_valid(s);
+        atomic_store_explicit(&s->filling, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->busy, 1, memory_order_relaxed);
+    }
+    ADIOI_EDONIO_Node_release(seg);
+    out->seg = seg;
+    out->slot = slot;
+    return slot != EDONIO_NO_SLOT;
+}
+
+/*
+ * Read n consecutive claimed blocks from 'block' on with one preadv into their slots (bytes past
+ * the end of the file are zeros, as fetch makes them), then hand them over: their bytes are there
+ * (release), or, when the read failed, the slots are freed and their readers read the file
+ * themselves. errno or 0.
+ */
+static int fill_run(struct edonio_cache *c, struct edonio_stats *st, int64_t block,
+                    struct edonio_claim *cl, int n)
+{
+    struct iovec iov[EDONIO_FILL_BLOCKS];
+    size_t bs = (size_t)c->hints.block_size, done = 0, total = bs * (size_t)n;
+    int k = 0, err = 0;
+
+    for (int i = 0; i < n; i++)
+        iov[i] = (struct iovec){edonio_slot_data(cl[i].seg, cl[i].slot), bs};
+    st->fs_reads++;
+    while (done < total && k < n) {
+        ssize_t r = preadv(c->fd_sys, iov + k, n - k, block_start(c, block) + (off_t)done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            err = r < 0 ? errno : 0;
+            break; /* 0: the end of the file */
+        }
+        done += (size_t)r;
+        for (; k < n && (size_t)r >= iov[k].iov_len; k++)
+            r -= (ssize_t)iov[k].iov_len;
+        if (k < n) {
+            iov[k].iov_base = (char *)iov[k].iov_base + r;
+            iov[k].iov_len -= (size_t)r;
+        }
+    }
+    st->fs_read_bytes += (long long)done;
+    for (; err == 0 && k < n; k++)
+        memset(iov[k].iov_base, 0, iov[k].iov_len);
+    for (int i = 0; i < n; i++) {
+        struct edonio_slot *s = edonio_slot_at(cl[i].seg, cl[i].slot);
+        if (err) {
+            ADIOI_EDONIO_Node_lock(cl[i].seg);
+            edonio_fill_done(s);
+            copy_done(s);
+            edonio_drop(cl[i].seg, cl[i].slot);
+            ADIOI_EDONIO_Node_release(cl[i].seg);
+        } else {
+            edonio_fill_done(s);
+            copy_done(s);
+        }
+    }
+    return err;
+}
+
+int ADIOI_EDONIO_Cache_fill(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset off,
+                            ADIO_Offset len)
+{
+    struct edonio_claim cl[EDONIO_FILL_BLOCKS];
+    ADIO_Offset bs = c->hints.block_size;
+    int64_t b = off / bs, last = (off + len - 1) / bs;
+    int err = 0;
+
+    while (b <= last && err == 0) {
+        int64_t first = b;
+        int n = 0;
+        while (b <= last && n < EDONIO_FILL_BLOCKS && claim(c, st, b, &cl[n])) {
+            n++;
+            b++;
+        }
+        if (n > 0)
+            err = fill_run(c, st, first, cl, n);
+        else
+            b++; /* cached or being filled already, or no room: its pieces take the cache */
+    }
+    return err;
 }
 
 int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,

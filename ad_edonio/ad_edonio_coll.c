@@ -1125,8 +1125,8 @@ static int sieve_read(struct edonio_cache *c, struct edonio_stats *st, struct ed
 
     if (*win == NULL && (*win = malloc((size_t)max)) == NULL)
         return ENOMEM;
-    err = ADIOI_EDONIO_Cache_sieve(c, st, *win, start, req->off[i + n - 1] + req->len[i + n - 1] -
-                                                           start);
+    err = ADIOI_EDONIO_Cache_sieve(c, st, *win, start,
+                                   req->off[i + n - 1] + req->len[i + n - 1] - start);
     for (int64_t k = i; k < i + n && err == 0; k++) {
         char *from = *win + (req->off[k] - start);
         if (req->mem.flat != NULL) {
@@ -1144,8 +1144,10 @@ static int sieve_read(struct edonio_cache *c, struct edonio_stats *st, struct ed
  * into or out of the segment that caches it here (a write: req->stored grows to the end of what
  * was written). Memory that is not contiguous goes through a bounce buffer of at most 'chunk'
  * bytes. A read's small pieces close together in blocks this node does not cache are read a span
- * at a time (sieve_run: up to EDONIO_SIEVE_MAX), past the cache, where one read per piece
- * (read_fill=none) or per block (block) would make a file operation each. errno or 0.
+ * at a time (sieve_run: up to EDONIO_SIEVE_MAX), where one read per piece (read_fill=none) or per
+ * block (block) would make a file operation each: past the cache, or, in a read-only cache, into
+ * it (ADIOI_EDONIO_Cache_fill), so that the node's other processes reading the same blocks find
+ * them there. errno or 0.
  */
 int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st, ADIO_Offset chunk,
                                  struct edonio_req *req, int writing)
@@ -1159,11 +1161,19 @@ int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st
     if (req->mem.flat != NULL &&
         (tmp = malloc((size_t)(chunk < req->bytes ? chunk : req->bytes))) == NULL)
         return ENOMEM;
-    for (int64_t i = 0, n; i < req->n && err == 0; i++) {
-        if (!writing && (n = sieve_run(c, req, i, max)) > 0) {
-            err = sieve_read(c, st, req, i, n, &win, max);
-            i += n - 1;
-            continue;
+    for (int64_t i = 0, n, filled = 0; i < req->n && err == 0; i++) {
+        if (!writing && i >= filled && (n = sieve_run(c, req, i, max)) > 0) {
+            if (ADIOI_EDONIO_Cache_fills(c)) { /* into the cache: then piece by piece from it */
+                err = ADIOI_EDONIO_Cache_fill(
+                    c, st, req->off[i], req->off[i + n - 1] + req->len[i + n - 1] - req->off[i]);
+                filled = i + n;
+                if (err)
+                    break;
+            } else {
+                err = sieve_read(c, st, req, i, n, &win, max);
+                i += n - 1;
+                continue;
+            }
         }
         for (ADIO_Offset done = 0; done < req->len[i] && err == 0;) {
             ADIO_Offset len = req->len[i] - done, off = req->off[i] + done;

@@ -5,9 +5,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* CLOCK_MONOTONIC_COARSE */
 #endif
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ad_edonio_segment.h"
 
@@ -213,6 +217,7 @@ int32_t edonio_insert(struct edonio_segment *seg, int64_t block)
     s->ndirty = 0;
     s->map = 0; /* a slot gives its map back, zeroed, before it is freed */
     atomic_store_explicit(&s->busy, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->filling, 0, memory_order_relaxed);
     b = bucket_of(seg, block);
     s->hash_next = buckets(seg)[b] - 1;
     __atomic_store_n(&buckets(seg)[b], slot + 1, __ATOMIC_RELEASE); /* edonio_may_hold */
@@ -510,6 +515,31 @@ void edonio_wait_idle(struct edonio_slot *s)
     for (int spins = 0; atomic_load_explicit(&s->busy, memory_order_acquire) != 0; spins++)
         if (spins > 1000)
             sched_yield(); /* the copier may share our core */
+}
+
+/*
+ * A fill waits for the file, for far longer than a copy: its waiters sleep on the word (a futex
+ * in the node's shared memory, FUTEX_WAIT without FUTEX_PRIVATE_FLAG) rather than spin on the
+ * processors that the file system's own daemons may need. 2 says that someone sleeps on it.
+ */
+void edonio_wait_filled(struct edonio_slot *s)
+{
+    const struct timespec tick = {0, 10 * 1000 * 1000}; /* look again now and then, whatever */
+
+    for (int spins = 0; edonio_filling(s); spins++) {
+        unsigned one = 1;
+        if (spins < 64)
+            continue;
+        atomic_compare_exchange_strong(&s->filling, &one, 2u);
+        if (atomic_load_explicit(&s->filling, memory_order_acquire) == 2)
+            syscall(SYS_futex, (unsigned *)&s->filling, FUTEX_WAIT, 2, &tick, NULL, 0);
+    }
+}
+
+void edonio_fill_done(struct edonio_slot *s)
+{
+    if (atomic_exchange_explicit(&s->filling, 0u, memory_order_release) == 2)
+        syscall(SYS_futex, (unsigned *)&s->filling, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 void edonio_drop(struct edonio_segment *seg, int32_t slot)

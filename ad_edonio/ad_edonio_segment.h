@@ -60,6 +60,10 @@ struct edonio_slot {
     uint32_t copy_hi;  /* dirty before [copy_lo, copy_hi) (edonio_copy_begin); the keeper does
                         * not write them if the process died during the copy */
     atomic_uint busy;  /* processes copying its bytes in or out without the segment's lock */
+    atomic_uint filling; /* not 0 while a process reads the block from the file into it without
+                          * the segment's lock (a read-only cache's fill, ADIOI_EDONIO_Cache_fill):
+                          * its bytes are there once it is 0 again (acquire); 2: a waiter sleeps
+                          * on it (edonio_wait_filled) */
     uint32_t map_bits; /* with a map: the block's size (bits of the map) */
     int64_t map;       /* 0: the dirty extents are dirty[0 .. ndirty). Else the dirty bytes are
                         * the bits of a map this many bytes from the slot (an offset: processes
@@ -170,6 +174,15 @@ int32_t edonio_newer(struct edonio_segment *seg, int32_t slot);
 void edonio_remove(struct edonio_segment *seg, int32_t slot);
 /* Wait until nobody copies a held slot's bytes outside the lock. */
 void edonio_wait_idle(struct edonio_slot *s);
+/* Is another process reading the slot's block from the file into it (its bytes not there yet)? */
+static inline int edonio_filling(struct edonio_slot *s)
+{
+    return atomic_load_explicit(&s->filling, memory_order_acquire) != 0;
+}
+/* Wait, without the segment's lock, until the slot is no longer being filled. */
+void edonio_wait_filled(struct edonio_slot *s);
+/* The filler: the slot's bytes are there (release); wakes whoever waits for them. */
+void edonio_fill_done(struct edonio_slot *s);
 /* edonio_remove, once the slot is idle. */
 void edonio_drop(struct edonio_segment *seg, int32_t slot);
 /* edonio_segment_clear, once every slot is idle. */

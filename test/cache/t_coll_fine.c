@@ -17,6 +17,9 @@
  * 3. cyclic, independent: case 1's view, one MPI_File_write per rank, then a sync; and rank 0
  *    alone writing its part (the others' elements holes). One write per block here too.
  * 4. the file of 3 read back through the view, one MPI_File_read per rank: one read per block.
+ * 5. the same with read_fill=block on a read-only handle, 3 times: each block read once a node
+ *    (seen to fail before the fills into a read-only cache: 4 times the file's bytes on one node
+ *    at 4 ranks, each process's span read for itself).
  * Seen to fail on the code before issue 41's change, at every layout of 2 ranks or more (32 writes
  * now, or none until the sync on one node): case 1, 64,512 writes in the call at 4 ranks on 2
  * nodes (each owner applied each sender's pieces alone, one extent per element, and wrote its
@@ -178,6 +181,46 @@ static void read_back(const char *filename, MPI_Datatype view, MPI_Datatype elem
 }
 
 /*
+ * 5. The same read with romio_edonio_read_fill=block (a parallel file system's auto) on a
+ *    read-only handle: every process of a node reads every block of the file, so the node reads
+ *    each block from the file once, into its cache, for all of them (ADIOI_EDONIO_Cache_fill),
+ *    not once per process. At most the file's size per node, one read per run of blocks.
+ */
+static void read_back_shared(const char *filename, MPI_Datatype view, MPI_Datatype elem,
+                             const unsigned char *mine, long long n)
+{
+    MPI_Info info =
+        ct_info("romio_edonio_block_size", "16384", "romio_edonio_read_fill", "block", NULL);
+    unsigned char *got = malloc(SIZE);
+    long long reads, bytes;
+    int nnodes;
+    MPI_File fh;
+
+    free(ct_nodes(&nnodes));
+    for (int pass = 0; pass < 3; pass++) { /* the processes meet on the same blocks at once */
+        memset(got, 0, SIZE);
+        CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDONLY, info, &fh));
+        CT_MPI(MPI_File_set_view(fh, 0, elem, view, "native", MPI_INFO_NULL));
+        CT_MPI(MPI_File_read(fh, got, (int)n, elem, MPI_STATUS_IGNORE));
+        reads = ct_stat_sum(fh, "fs_reads");
+        bytes = ct_stat_sum(fh, "fs_read_bytes");
+        ct_compare("cyclic, the independent read into the cache", got, mine, 0, n * ELEM);
+        if (ct_rank == 0 && pass == 0)
+            printf("cyclic, independent reads, read_fill=block: %lld file-system reads of %lld "
+                   "bytes for %d blocks on %d node(s)\n",
+                   reads, bytes, NBLOCKS, nnodes);
+        if (ct_rank == 0)
+            CT_CHECK(bytes <= (long long)SIZE * nnodes && reads <= (NBLOCKS + SLACK) * nnodes,
+                     "cyclic, independent reads, read_fill=block: %lld file-system reads of %lld "
+                     "bytes, at most %d reads of %d bytes expected (each block once a node)",
+                     reads, bytes, (NBLOCKS + SLACK) * nnodes, SIZE * nnodes);
+        CT_MPI(MPI_File_close(&fh));
+    }
+    MPI_Info_free(&info);
+    free(got);
+}
+
+/*
  * 3. The *-cyclic view of case 1 written with one independent MPI_File_write per rank ('alone':
  *    by rank 0 only, the other ranks' elements left as holes), then a sync.
  */
@@ -202,8 +245,10 @@ static void case_cyclic_independent(const char *filename, MPI_Datatype elem, int
     if (!alone || ct_rank == 0)
         CT_MPI(MPI_File_write(fh, mine, (int)n, elem, MPI_STATUS_IGNORE));
     sync_and_check(&fh, filename, want, &before, what);
-    if (!alone)
+    if (!alone) {
         read_back(filename, view, elem, mine, n);
+        read_back_shared(filename, view, elem, mine, n);
+    }
     MPI_Type_free(&view);
     free(want);
     free(mine);

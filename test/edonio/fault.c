@@ -1,6 +1,6 @@
 /*
  * edonio test helper: a file system that fails on demand. Preloaded before libedonio.so, it
- * interposes open, pwrite, pread, ftruncate, fsync and fallocate (and memfd_create, so that a
+ * interposes open, pwrite, pread (and preadv, as "pread"), ftruncate, fsync and fallocate (and memfd_create, so that a
  * memfd is known as "memfd:<its name>", also when another process opens it through /proc:
  * edonio's cache memory is "memfd:edonio-cache"); a test
  * program arms it at run time:
@@ -38,6 +38,7 @@
 #include <limits.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 enum { MAX_FD = 4096 };
@@ -221,6 +222,19 @@ ssize_t pread(int fd, void *buf, size_t len, off_t off)
 }
 
 ssize_t pread64(int fd, void *buf, size_t len, off_t off) __attribute__((alias("pread")));
+
+/* A read into several buffers (edonio's fills of a read-only cache) fails as "pread" does. */
+ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
+{
+    static ssize_t (*real)(int, const struct iovec *, int, off_t);
+
+    if (real == NULL)
+        real = (ssize_t(*)(int, const struct iovec *, int, off_t))next("preadv");
+    return fails("pread", name_of(fd)) ? -1 : real(fd, iov, n, off);
+}
+
+ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t off)
+    __attribute__((alias("preadv")));
 
 int ftruncate(int fd, off_t len)
 {

@@ -57,6 +57,12 @@
  * 13. The same for a piece of a request that passes the cache by pieces: rank 0 first writes 100
  *    bytes of the block before (cached), then a request of those 100 bytes and the first 8 KiB of
  *    the block; rank 1 fills the block while the 8 KiB piece is stopped in pwrite.
+ * 14. A read-only cache's fill that fails (read_fill=block; every rank reads pieces of 64 bytes
+ *    at a stride of 128 from 16 blocks through a vector view, so that each read brings its span
+ *    into the node's cache with one read): rank 0 reads first, alone, and all its reads fail: it
+ *    gets MPI_ERR_IO; then the others get their bytes (a block whose fill failed is not left in
+ *    the cache: they read it themselves), and then everyone, rank 0 too now that the file system
+ *    works again (seen to fail with the failed fill's slots left cached: zeros).
  * Cases 2 to 8 hold every write until a sync (romio_edonio_write_through=0).
  */
 #define _GNU_SOURCE
@@ -809,6 +815,61 @@ static void case_pass_fill(const struct pf_case *which)
           pf->num, bad, got);
 }
 
+/* 14. One rank's fill of a read-only cache fails; its slots must not stay cached. */
+static void fill_read(MPI_File fh, int expect_class, const char *what)
+{
+    enum { PIECE = 64, NPIECES = 16 * 4096 / 128 };
+    unsigned char got[NPIECES * PIECE];
+    long long bad = 0;
+
+    memset(got, 0, sizeof(got));
+    int rc = MPI_File_read_at(fh, 0, got, NPIECES * PIECE, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(error_class(rc) == expect_class, "%s: class %d, not %d", what, error_class(rc),
+          expect_class);
+    for (long long i = 0; expect_class == MPI_SUCCESS && i < NPIECES; i++)
+        for (long long k = 0; k < PIECE; k++)
+            bad += got[i * PIECE + k] != byte_of(i * 128 + (rank % 2) * PIECE + k);
+    CHECK(bad == 0, "%s: %lld wrong bytes", what, bad);
+}
+
+static void case_fill_fails(void)
+{
+    enum { BS = 4096, SIZE = 16 * BS };
+    char path[4200];
+    static unsigned char buf[SIZE];
+    MPI_Datatype piece, view;
+    MPI_File fh;
+
+    snprintf(path, sizeof(path), "%s/fillfail", dir);
+    if (rank == 0) {
+        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        fill(buf, 0, SIZE);
+        CHECK(fd >= 0 && pwrite(fd, buf, SIZE, 0) == SIZE, "cannot write %s", path);
+        close(fd);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Type_contiguous(64, MPI_BYTE, &piece);
+    MPI_Type_create_resized(piece, 0, 128, &view);
+    MPI_Type_commit(&view);
+    fh = open_file(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, "1048576");
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    MPI_File_set_view(fh, (rank % 2) * 64, MPI_BYTE, view, "native", MPI_INFO_NULL);
+    if (rank == 0) { /* first, alone */
+        arm("pread", "fillfail", EIO, -1);
+        fill_read(fh, MPI_ERR_IO, "14: a read whose fill fails");
+        CHECK(fired("pread") > 0, "14: no read of the file failed");
+        arm("pread", "", 0, 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank != 0)
+        fill_read(fh, MPI_SUCCESS, "14: a read of the blocks of a failed fill");
+    MPI_Barrier(MPI_COMM_WORLD);
+    fill_read(fh, MPI_SUCCESS, "14: the read after a failed fill");
+    MPI_File_close(&fh);
+    MPI_Type_free(&view);
+    MPI_Type_free(&piece);
+}
+
 int main(int argc, char **argv)
 {
 
@@ -840,6 +901,7 @@ int main(int argc, char **argv)
     case_pass_fill(&passing);
     case_pass_fill(&direct);
     case_pass_fill(&pieces);
+    case_fill_fails();
     int failed = check_verdict();
     MPI_Finalize();
     return failed;
