@@ -188,11 +188,11 @@ struct edonio_segment *ADIOI_EDONIO_Node_hold(struct edonio_cache *c, int64_t bl
 void ADIOI_EDONIO_Node_release(struct edonio_segment *seg);
 void ADIOI_EDONIO_Node_lock(struct edonio_segment *seg);
 /*
- * This process enters a flush of one node's segments (ad_edonio_flush.c): 1 when every process
- * mapped on the node has entered it too, so that no more writes come into the node's segments
- * before the flush's agreement. At least one process of the node gets 1 each time.
+ * This process enters a flush of one node's segments (ad_edonio_flush.c), and waits until every
+ * process mapped on the node has entered it too: then no more writes come into the node's
+ * segments before the flush's agreement, and any process may write back any of them.
  */
-int ADIOI_EDONIO_Node_enter_flush(struct edonio_node *n);
+void ADIOI_EDONIO_Node_all_in_flush(struct edonio_node *n);
 /*
  * A held segment that reached its first limit (planned > limit): the node's memory limit is read
  * (once per process) and the limit set to planned, or to what that memory allows, which may be
@@ -347,11 +347,16 @@ int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_s
  */
 int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stats *st, int drop);
 /*
- * Write back every own segment of this node, this process's first (forget: drop clean blocks):
- * the last process of the node to enter a sync so puts in the file what the others wrote into
- * their peers' segments before they entered. errno or 0.
+ * With every process of the node in a flush (ADIOI_EDONIO_Node_all_in_flush): write back the
+ * blocks written whole in any of the node's own segments, in runs of consecutive blocks, whatever
+ * their owners, one write each within an aligned MiB of the file; this process writes those of
+ * every n-th MiB (n: the node's processes). A run that fails stays dirty, for a later sync. errno
+ * of the first failure or 0.
  */
-int ADIOI_EDONIO_Cache_write_back_node(struct edonio_cache *c, struct edonio_stats *st, int forget);
+int ADIOI_EDONIO_Cache_write_back_runs(struct edonio_cache *c, struct edonio_stats *st);
+/* ADIOI_EDONIO_Cache_write_back_own, but for the blocks written whole (the runs' part). */
+int ADIOI_EDONIO_Cache_write_back_parts(struct edonio_cache *c, struct edonio_stats *st,
+                                        int drop);
 /*
  * Write every dirty byte this process reaches to the file itself: the node's own segments and
  * remote segments (a one-process handle's sync or close on a larger cache); with 'drop', forget

@@ -1146,11 +1146,172 @@ int ADIOI_EDONIO_Cache_write_back_blocks(struct edonio_cache *c, struct edonio_s
     return err;
 }
 
+/* ------------------------------------------------------------------ runs of whole blocks */
+
+/*
+ * A run of whole blocks lies within one aligned chunk of this many bytes (or one block, if larger:
+ * a parallel file system's stripe, Lustre's default), which one process of the node writes. At
+ * most EDONIO_RUN_BLOCKS blocks (iovecs: within IOV_MAX).
+ */
+enum { EDONIO_RUN_MAX = 1 << 20, EDONIO_RUN_BLOCKS = 1024 };
+
+struct edonio_whole {
+    int64_t block;
+    int32_t seg; /* index among the node's own segments */
+    int32_t slot;
+};
+
+static int by_block(const void *a, const void *b)
+{
+    int64_t x = ((const struct edonio_whole *)a)->block,
+            y = ((const struct edonio_whole *)b)->block;
+    return (x > y) - (x < y);
+}
+
+/* Blocks in a chunk of runs (ADIOI_EDONIO_Cache_write_back_runs). */
+static int64_t run_blocks(const struct edonio_cache *c)
+{
+    int64_t b = EDONIO_RUN_MAX / c->hints.block_size;
+
+    return b < 1 ? 1 : b > EDONIO_RUN_BLOCKS ? EDONIO_RUN_BLOCKS : b;
+}
+
+/*
+ * The blocks written whole in the node's own segments whose chunk is this process's (chunk k of
+ * the file to the node's process k mod n: a choice that depends on the block alone, so that the
+ * node's processes, which look at different times, share the blocks out exactly), in file order:
+ * how many (-1: no memory).
+ */
+static int64_t list_whole(struct edonio_cache *c, struct edonio_whole **out)
+{
+    int64_t per = run_blocks(c);
+
+    int64_t n = 0, cap = 0;
+
+    for (int i = 0; i < c->node.n; i++)
+        cap += c->node.own[i]->nhigh;
+    if ((*out = malloc((size_t)(cap + 1) * sizeof(**out))) == NULL)
+        return -1;
+    for (int i = 0; i < c->node.n; i++) {
+        struct edonio_segment *seg = c->node.own[i];
+        ADIOI_EDONIO_Node_lock(seg);
+        for (int32_t j = 0; j < seg->nhigh && n < cap; j++) {
+            struct edonio_slot *s = edonio_slot_at(seg, j);
+            if (s->block >= 0 && (s->block / per) % c->node.n == c->node.me &&
+                written_whole(seg, s))
+                (*out)[n++] = (struct edonio_whole){s->block, i, j};
+        }
+        ADIOI_EDONIO_Node_release(seg);
+    }
+    qsort(*out, (size_t)n, sizeof(**out), by_block);
+    return n;
+}
+
+/*
+ * Write n consecutive whole blocks from w with one pwritev from their slots (under the write-back
+ * lock where one is taken), then mark them clean. Failed, they stay dirty for a later sync.
+ */
+static int write_run(struct edonio_cache *c, struct edonio_stats *st, const struct edonio_whole *w,
+                     int n)
+{
+    struct iovec iov[EDONIO_RUN_BLOCKS];
+    size_t bs = (size_t)c->hints.block_size, done = 0, total = bs * (size_t)n;
+    ADIO_Offset start = block_start(c, w[0].block);
+    int k = 0, err = 0, locked;
+
+    for (int i = 0; i < n; i++)
+        iov[i] = (struct iovec){edonio_slot_data(c->node.own[w[i].seg], w[i].slot), bs};
+    locked = lock_range(c, st, start, (ADIO_Offset)total, 1);
+    st->fs_writes++;
+    st->fs_write_bytes += (long long)total;
+    while (done < total && err == 0) {
+        ssize_t r = pwritev(c->fd_sys, iov + k, n - k, start + (off_t)done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            err = r < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)r;
+        for (; k < n && (size_t)r >= iov[k].iov_len; k++)
+            r -= (ssize_t)iov[k].iov_len;
+        if (k < n) {
+            iov[k].iov_base = (char *)iov[k].iov_base + r;
+            iov[k].iov_len -= (size_t)r;
+        }
+    }
+    if (locked)
+        unlock_range(c, start, (ADIO_Offset)total);
+    for (int i = 0; i < n; i++) {
+        struct edonio_segment *seg = c->node.own[w[i].seg];
+        struct edonio_slot *s = edonio_slot_at(seg, w[i].slot);
+        copy_done(s); /* before the lock: its holder may be waiting for the slot to be idle */
+        ADIOI_EDONIO_Node_lock(seg);
+        if (err == 0 && s->block == w[i].block && written_whole(seg, s)) { /* else written back
+                                                                          * meanwhile */
+            edonio_mark_valid(s);
+            edonio_dirty_clear(s);
+            st->writebacks++;
+        }
+        ADIOI_EDONIO_Node_release(seg);
+    }
+    return err;
+}
+
+/*
+ * Is block w still written whole in its slot? Then the slot is marked busy, so that nobody frees it
+ * while a run is written from it (a keeper may write it back meanwhile: the same bytes).
+ */
+static int hold_whole(struct edonio_cache *c, const struct edonio_whole *w)
+{
+    struct edonio_segment *seg = c->node.own[w->seg];
+    struct edonio_slot *s = edonio_slot_at(seg, w->slot);
+    int ok;
+
+    ADIOI_EDONIO_Node_lock(seg);
+    ok = s->block == w->block && written_whole(seg, s);
+    if (ok)
+        atomic_fetch_add_explicit(&s->busy, 1, memory_order_relaxed);
+    ADIOI_EDONIO_Node_release(seg);
+    return ok;
+}
+
+/* Does w[i] continue the run of w[i - 1]: the next block, in the same chunk? */
+static int continues(const struct edonio_whole *w, int64_t i, int64_t per)
+{
+    return w[i].block == w[i - 1].block + 1 && w[i].block % per != 0;
+}
+
+int ADIOI_EDONIO_Cache_write_back_runs(struct edonio_cache *c, struct edonio_stats *st)
+{
+    struct edonio_whole *w;
+    int64_t n = list_whole(c, &w), from = 0, per = run_blocks(c);
+    int err = 0;
+
+    if (n < 0)
+        return ENOMEM;
+    while (from < n) {
+        int64_t k = 0;
+        while (from + k < n && (k == 0 || continues(w, from + k, per)) &&
+               hold_whole(c, &w[from + k]))
+            k++;
+        int e = k > 0 ? write_run(c, st, w + from, (int)k) : 0;
+        if (e && !err)
+            err = e;           /* keep going: write back what can be written */
+        from += k > 0 ? k : 1; /* a block no longer whole: written back already */
+    }
+    free(w);
+    return err;
+}
+
 /* ------------------------------------------------------------------ whole segments */
 
-/* Write back every dirty block of a held segment in file order; with 'drop', forget clean ones. */
-static int write_back_segment(struct edonio_cache *c, struct edonio_stats *st,
-                              struct edonio_segment *seg, int forget)
+/*
+ * Write back every dirty block of a held segment in file order (but those written whole, with
+ * 'parts': ADIOI_EDONIO_Cache_write_back_runs writes them); with 'forget', forget clean ones.
+ */
+static int write_back_some(struct edonio_cache *c, struct edonio_stats *st,
+                           struct edonio_segment *seg, int forget, int parts)
 {
     int64_t(*dirty)[2] = malloc((size_t)(seg->nhigh + 1) * sizeof(*dirty));
     int32_t n = 0;
@@ -1160,7 +1321,7 @@ static int write_back_segment(struct edonio_cache *c, struct edonio_stats *st,
         return ENOMEM;
     for (int32_t i = 0; i < seg->nhigh; i++) {
         struct edonio_slot *s = edonio_slot_at(seg, i);
-        if (s->block >= 0 && s->ndirty > 0) {
+        if (s->block >= 0 && s->ndirty > 0 && !(parts && written_whole(seg, s))) {
             dirty[n][0] = s->block;
             dirty[n++][1] = i;
         }
@@ -1178,6 +1339,22 @@ static int write_back_segment(struct edonio_cache *c, struct edonio_stats *st,
     return err;
 }
 
+static int write_back_segment(struct edonio_cache *c, struct edonio_stats *st,
+                              struct edonio_segment *seg, int forget)
+{
+    return write_back_some(c, st, seg, forget, 0);
+}
+
+int ADIOI_EDONIO_Cache_write_back_parts(struct edonio_cache *c, struct edonio_stats *st, int forget)
+{
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_own(c);
+
+    ADIOI_EDONIO_Node_lock(seg);
+    int err = write_back_some(c, st, seg, forget, 1);
+    ADIOI_EDONIO_Node_release(seg);
+    return err;
+}
+
 int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stats *st, int forget)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_own(c);
@@ -1185,21 +1362,6 @@ int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stat
     ADIOI_EDONIO_Node_lock(seg);
     int err = write_back_segment(c, st, seg, forget);
     ADIOI_EDONIO_Node_release(seg);
-    return err;
-}
-
-int ADIOI_EDONIO_Cache_write_back_node(struct edonio_cache *c, struct edonio_stats *st, int forget)
-{
-    int err = 0;
-
-    for (int k = 0; k < c->node.n; k++) { /* this process's first: the others are at theirs */
-        struct edonio_segment *seg = c->node.own[(c->node.me + k) % c->node.n];
-        ADIOI_EDONIO_Node_lock(seg);
-        int e = write_back_segment(c, st, seg, forget);
-        ADIOI_EDONIO_Node_release(seg);
-        if (e && !err)
-            err = e;
-    }
     return err;
 }
 

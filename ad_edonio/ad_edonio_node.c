@@ -720,15 +720,15 @@ void ADIOI_EDONIO_Node_release(struct edonio_segment *seg)
     edonio_seglock_give(seg);
 }
 
-int ADIOI_EDONIO_Node_enter_flush(struct edonio_node *n)
+void ADIOI_EDONIO_Node_all_in_flush(struct edonio_node *n)
 {
-    /* seq_cst: of the node's processes the last to count itself sees every other's count */
+    /* seq_cst: each process counts itself before it looks at the others' counts */
     uint64_t mine = atomic_fetch_add(&n->own[n->me]->syncs, 1) + 1;
 
     for (int i = 0; i < n->n; i++)
-        if (atomic_load(&n->own[i]->syncs) < mine)
-            return 0;
-    return 1;
+        for (int spins = 0; atomic_load(&n->own[i]->syncs) < mine; spins++)
+            if (spins > 64)
+                sched_yield(); /* on its way (a collective call): polled as MPI's own would */
 }
 
 /*

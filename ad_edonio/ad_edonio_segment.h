@@ -80,7 +80,7 @@ struct edonio_segment {
     atomic_int ready;         /* 1 once laid out (release): others may use it */
     _Atomic int64_t size;     /* in the node's first process's own segment: the file's size as
                                * this node knows it (ad_edonio_node.c) */
-    _Atomic uint64_t syncs;   /* flushes this process has entered on one node (Node_enter_flush) */
+    _Atomic uint64_t syncs;   /* flushes this process has entered on one node (Node_all_in_flush) */
     _Atomic int32_t dirty_expire; /* romio_edonio_dirty_expire of the cache it serves, in seconds
                                    * (0: never): a block dirty this long goes to the file, written
                                    * back by the process's keeper (keeper/edonio_keeper.c) */

@@ -20,6 +20,8 @@
  * 5. the same with read_fill=block on a read-only handle, 3 times: each block read once a node
  *    (seen to fail before the fills into a read-only cache: 4 times the file's bytes on one node
  *    at 4 ranks, each process's span read for itself).
+ * 6. whole blocks held until a sync, each rank its contiguous part: on one node at most one write
+ *    per process (runs of consecutive blocks; seen to fail before them: 32, one per block).
  * Seen to fail on the code before issue 41's change, at every layout of 2 ranks or more (32 writes
  * now, or none until the sync on one node): case 1, 64,512 writes in the call at 4 ranks on 2
  * nodes (each owner applied each sender's pieces alone, one extent per element, and wrote its
@@ -309,6 +311,41 @@ static void case_shuffled(const char *filename, MPI_Datatype elem)
     free(mine);
 }
 
+/*
+ * 6. Whole blocks held until a sync (write_through=0, a parallel file system's auto), each rank
+ *    writing its contiguous part of the file: on one node the sync writes them in runs of
+ *    consecutive blocks, whatever their owners, at most one write per process (each takes its
+ *    share of the file, under 4 MiB); across nodes still at most one per block.
+ */
+static void case_whole_runs(const char *filename)
+{
+    MPI_Info info = ct_info("romio_edonio_block_size", "16384", "romio_edonio_write_through", "0",
+                            NULL);
+    long long part = SIZE / ct_nprocs, from = part * ct_rank, before, n;
+    long long bound = ct_one_node() ? ct_nprocs + SLACK : NBLOCKS + SLACK;
+    unsigned char *want = malloc(SIZE);
+    MPI_File fh;
+
+    if (ct_rank == ct_nprocs - 1)
+        part = SIZE - from;
+    for (long long i = 0; i < SIZE; i++)
+        want[i] = ct_pattern(i, 8);
+    ct_fresh(filename);
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_Info_free(&info);
+    before = fs_writes(fh);
+    ct_write_at(fh, from, want + from, part, "whole blocks, each rank its part");
+    ct_sync(fh);
+    n = fs_writes(fh) - before;
+    if (ct_rank == 0) {
+        printf("whole blocks, the sync: %lld file-system writes for %d blocks\n", n, NBLOCKS);
+        CT_CHECK(n <= bound, "whole blocks, the sync: %lld file-system writes for %d blocks, at "
+                 "most %lld expected", n, NBLOCKS, bound);
+    }
+    check_file(&fh, filename, want, "whole blocks");
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Datatype elem;
@@ -320,6 +357,7 @@ int main(int argc, char **argv)
     case_shuffled(argv[1], elem);
     case_cyclic_independent(argv[1], elem, 0);
     case_cyclic_independent(argv[1], elem, 1);
+    case_whole_runs(argv[1]);
     MPI_Type_free(&elem);
     return ct_finish();
 }

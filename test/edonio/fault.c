@@ -1,9 +1,9 @@
 /*
  * edonio test helper: a file system that fails on demand. Preloaded before libedonio.so, it
- * interposes open, pwrite, pread (and preadv, as "pread"), ftruncate, fsync and fallocate (and memfd_create, so that a
- * memfd is known as "memfd:<its name>", also when another process opens it through /proc:
- * edonio's cache memory is "memfd:edonio-cache"); a test
- * program arms it at run time:
+ * interposes open, pwrite, pread (and pwritev and preadv, as those), ftruncate, fsync and fallocate
+ * (and memfd_create, so that a memfd is known as "memfd:<its name>", also when another process
+ * opens it through /proc: edonio's cache memory is "memfd:edonio-cache"); a test program arms it
+ * at run time:
  *
  *   void edonio_fault_arm(const char *call, const char *path_part, int err, long long count);
  *
@@ -211,6 +211,24 @@ ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off) __attribute__((alias("pwrite")));
+
+/* A write from several buffers (edonio's runs of whole blocks) fails and pauses as "pwrite". */
+ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
+{
+    static ssize_t (*real)(int, const struct iovec *, int, off_t);
+
+    if (real == NULL)
+        real = (ssize_t(*)(int, const struct iovec *, int, off_t))next("pwritev");
+    if (paused.fn != NULL && name_of(fd) != NULL && strstr(name_of(fd), paused.part) != NULL) {
+        void (*fn)(void) = paused.fn;
+        paused.fn = NULL;
+        fn();
+    }
+    return fails("pwrite", name_of(fd)) ? -1 : real(fd, iov, n, off);
+}
+
+ssize_t pwritev64(int fd, const struct iovec *iov, int n, off_t off)
+    __attribute__((alias("pwritev")));
 
 ssize_t pread(int fd, void *buf, size_t len, off_t off)
 {
