@@ -36,21 +36,22 @@ static int write_back_grouped(struct edonio_cache *c, MPI_Comm comm, struct edon
 }
 
 /*
- * A flush on one node (nothing to deliver), without flush groups: a process may still be writing
- * into an owner's segment when the owner enters the call, and MPI_File_sync (and close) promise
- * each process that its earlier writes are in the file when its call returns. So the node's
- * processes first wait for one another (ADIOI_EDONIO_Node_all_in_flush: the agreement that ends
- * the flush waits for all anyway); then no more writes come in, and the blocks written whole, in
- * whichever process's segment, go to the file in runs of consecutive blocks, each process its
- * share (ADIOI_EDONIO_Cache_write_back_runs: blocks b, b + 1, ... belong to owners b mod P, so an
- * owner alone writes one block per operation: the 2-D partitions through PnetCDF made 130 writes
- * of 64 KiB at close on pfsemu, 38-45 ms, against 17 ms with blocks of 1 MiB); then each writes
- * back the other dirty blocks of its own segment. Across nodes the delivery's first reduction
- * waits for all; flush groups wait for one another (a barrier first, in ADIOI_EDONIO_Flush_all).
+ * The write-back of a flush without flush groups. On one node a process may still be writing
+ * into an owner's segment when the owner enters the call (across nodes, applying what the
+ * delivery brought it), and MPI_File_sync (and close) promise each process that its earlier writes
+ * are in the file when its call returns. So the node's processes first wait for one another
+ * (ADIOI_EDONIO_Node_all_in_flush: the agreement that ends the flush waits for all anyway); then
+ * no more writes come in, and the blocks written whole, in whichever process's segment of the
+ * node, go to the file in runs of consecutive blocks, each process its share
+ * (ADIOI_EDONIO_Cache_write_back_runs: blocks b, b + 1, ... belong to owners b mod P, so an owner
+ * alone writes one block per operation: the 2-D partitions through PnetCDF made 130 writes of 64
+ * KiB at close on pfsemu, 38-45 ms, against 17 ms with blocks of 1 MiB); then each writes back the
+ * other dirty blocks of its own segment. Flush groups take turns instead (a barrier first, in
+ * ADIOI_EDONIO_Flush_all, on one node).
  */
-static int write_back_node_runs(const struct edonio_flush *f, int deliver)
+static int write_back_node_runs(const struct edonio_flush *f)
 {
-    return !deliver && f->groups <= 1;
+    return f->groups <= 1;
 }
 
 /* Delivery, then the write-back; and what 'how' asks after it on this process. errno or 0. */
@@ -64,7 +65,7 @@ static int flush_once(struct edonio_cache *c, const struct edonio_flush *f, int 
     c->all_in_call = deliver;
     if (deliver)
         err = ADIOI_EDONIO_Net_deliver(c, f->comm, f->st, f->budget, 0, f->all_in);
-    if (write_back_node_runs(f, deliver)) {
+    if (write_back_node_runs(f)) {
         ADIOI_EDONIO_Node_all_in_flush(&c->node);
         e = ADIOI_EDONIO_Cache_write_back_runs(c, f->st);
         int parts = ADIOI_EDONIO_Cache_write_back_parts(c, f->st, f->how != EDONIO_FLUSH_CLOSE);
