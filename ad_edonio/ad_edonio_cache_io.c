@@ -85,6 +85,37 @@ EDONIO_SYSCALL_PATH int fs_write(struct edonio_cache *c, struct edonio_stats *st
     return 0;
 }
 
+/*
+ * preadv or pwritev all of iov[0, n) at off, again after a short transfer (the iovecs are used up
+ * as it goes); *done: the bytes moved. A read stops at the end of the file; a write that makes no
+ * progress is ENOSPC. Returns 0 or an errno. (Counted by the caller: one operation.)
+ */
+static int fs_vector(struct edonio_cache *c, struct iovec *iov, int n, off_t off, int writing,
+                     size_t *done)
+{
+    int k = 0;
+
+    *done = 0;
+    while (k < n) {
+        ssize_t r = writing ? pwritev(c->fd_sys, iov + k, n - k, off + (off_t)*done)
+                            : preadv(c->fd_sys, iov + k, n - k, off + (off_t)*done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return errno;
+        if (r == 0)
+            return writing ? ENOSPC : 0;
+        *done += (size_t)r;
+        for (; k < n && (size_t)r >= iov[k].iov_len; k++)
+            r -= (ssize_t)iov[k].iov_len;
+        if (k < n) {
+            iov[k].iov_base = (char *)iov[k].iov_base + r;
+            iov[k].iov_len -= (size_t)r;
+        }
+    }
+    return 0;
+}
+
 static ADIO_Offset block_start(const struct edonio_cache *c, int64_t block)
 {
     return (ADIO_Offset)block * c->hints.block_size;
@@ -911,31 +942,19 @@ static int fill_run(struct edonio_cache *c, struct edonio_stats *st, int64_t blo
                     struct edonio_claim *cl, int n)
 {
     struct iovec iov[EDONIO_FILL_BLOCKS];
-    size_t bs = (size_t)c->hints.block_size, done = 0, total = bs * (size_t)n;
-    int k = 0, err = 0;
+    size_t bs = (size_t)c->hints.block_size, done;
+    int err;
 
     for (int i = 0; i < n; i++)
         iov[i] = (struct iovec){edonio_slot_data(cl[i].seg, cl[i].slot), bs};
     st->fs_reads++;
-    while (done < total && k < n) {
-        ssize_t r = preadv(c->fd_sys, iov + k, n - k, block_start(c, block) + (off_t)done);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            err = r < 0 ? errno : 0;
-            break; /* 0: the end of the file */
-        }
-        done += (size_t)r;
-        for (; k < n && (size_t)r >= iov[k].iov_len; k++)
-            r -= (ssize_t)iov[k].iov_len;
-        if (k < n) {
-            iov[k].iov_base = (char *)iov[k].iov_base + r;
-            iov[k].iov_len -= (size_t)r;
-        }
-    }
+    err = fs_vector(c, iov, n, block_start(c, block), 0, &done);
     st->fs_read_bytes += (long long)done;
-    for (; err == 0 && k < n; k++)
-        memset(iov[k].iov_base, 0, iov[k].iov_len);
+    for (int i = 0; err == 0 && i < n; i++) /* past the end of the file */
+        if (done < bs * (size_t)(i + 1)) {
+            size_t have = done > bs * (size_t)i ? done - bs * (size_t)i : 0;
+            memset(edonio_slot_data(cl[i].seg, cl[i].slot) + have, 0, bs - have);
+        }
     for (int i = 0; i < n; i++) {
         struct edonio_slot *s = edonio_slot_at(cl[i].seg, cl[i].slot);
         if (err) {
@@ -1215,31 +1234,16 @@ static int write_run(struct edonio_cache *c, struct edonio_stats *st, const stru
                      int n)
 {
     struct iovec iov[EDONIO_RUN_BLOCKS];
-    size_t bs = (size_t)c->hints.block_size, done = 0, total = bs * (size_t)n;
+    size_t bs = (size_t)c->hints.block_size, done, total = bs * (size_t)n;
     ADIO_Offset start = block_start(c, w[0].block);
-    int k = 0, err = 0, locked;
+    int err, locked;
 
     for (int i = 0; i < n; i++)
         iov[i] = (struct iovec){edonio_slot_data(c->node.own[w[i].seg], w[i].slot), bs};
     locked = lock_range(c, st, start, (ADIO_Offset)total, 1);
     st->fs_writes++;
     st->fs_write_bytes += (long long)total;
-    while (done < total && err == 0) {
-        ssize_t r = pwritev(c->fd_sys, iov + k, n - k, start + (off_t)done);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            err = r < 0 ? errno : ENOSPC;
-            break;
-        }
-        done += (size_t)r;
-        for (; k < n && (size_t)r >= iov[k].iov_len; k++)
-            r -= (ssize_t)iov[k].iov_len;
-        if (k < n) {
-            iov[k].iov_base = (char *)iov[k].iov_base + r;
-            iov[k].iov_len -= (size_t)r;
-        }
-    }
+    err = fs_vector(c, iov, n, start, 1, &done);
     if (locked)
         unlock_range(c, start, (ADIO_Offset)total);
     for (int i = 0; i < n; i++) {
