@@ -1203,9 +1203,7 @@ static int64_t run_blocks(const struct edonio_cache *c)
  */
 static int64_t list_whole(struct edonio_cache *c, struct edonio_whole **out)
 {
-    int64_t per = run_blocks(c);
-
-    int64_t n = 0, cap = 0;
+    int64_t per = run_blocks(c), n = 0, cap = 0;
 
     for (int i = 0; i < c->node.n; i++)
         cap += c->node.own[i]->nhigh;
@@ -1251,8 +1249,8 @@ static int write_run(struct edonio_cache *c, struct edonio_stats *st, const stru
         struct edonio_slot *s = edonio_slot_at(seg, w[i].slot);
         copy_done(s); /* before the lock: its holder may be waiting for the slot to be idle */
         ADIOI_EDONIO_Node_lock(seg);
-        if (err == 0 && s->block == w[i].block && written_whole(seg, s)) { /* else written back
-                                                                          * meanwhile */
+        /* Not whole any more: a keeper wrote it back meanwhile. */
+        if (err == 0 && s->block == w[i].block && written_whole(seg, s)) {
             edonio_mark_valid(s);
             edonio_dirty_clear(s);
             st->writebacks++;
@@ -1349,24 +1347,24 @@ static int write_back_segment(struct edonio_cache *c, struct edonio_stats *st,
     return write_back_some(c, st, seg, forget, 0);
 }
 
-int ADIOI_EDONIO_Cache_write_back_parts(struct edonio_cache *c, struct edonio_stats *st, int forget)
+static int write_back_own(struct edonio_cache *c, struct edonio_stats *st, int forget, int parts)
 {
     struct edonio_segment *seg = ADIOI_EDONIO_Node_own(c);
 
     ADIOI_EDONIO_Node_lock(seg);
-    int err = write_back_some(c, st, seg, forget, 1);
+    int err = write_back_some(c, st, seg, forget, parts);
     ADIOI_EDONIO_Node_release(seg);
     return err;
 }
 
+int ADIOI_EDONIO_Cache_write_back_parts(struct edonio_cache *c, struct edonio_stats *st, int forget)
+{
+    return write_back_own(c, st, forget, 1);
+}
+
 int ADIOI_EDONIO_Cache_write_back_own(struct edonio_cache *c, struct edonio_stats *st, int forget)
 {
-    struct edonio_segment *seg = ADIOI_EDONIO_Node_own(c);
-
-    ADIOI_EDONIO_Node_lock(seg);
-    int err = write_back_segment(c, st, seg, forget);
-    ADIOI_EDONIO_Node_release(seg);
-    return err;
+    return write_back_own(c, st, forget, 0);
 }
 
 int ADIOI_EDONIO_Cache_write_back_reachable(struct edonio_cache *c, struct edonio_stats *st,
