@@ -259,9 +259,10 @@ int ADIOI_EDONIO_Range_check(ADIO_Offset off, ADIO_Offset len);
 int ADIOI_EDONIO_Cache_uncached(struct edonio_cache *c, ADIO_Offset off, ADIO_Offset len);
 /*
  * Does a read's span go into the cache (ADIOI_EDONIO_Cache_fill) rather than past it
- * (ADIOI_EDONIO_Cache_sieve)? In a read-only cache with read_fill=block: no process writes its
- * blocks, so a block read whole for one process serves the node's others (doc/design.md, "A
- * strided read's small pieces").
+ * (ADIOI_EDONIO_Cache_sieve)? In a read-only cache with read_fill=block, on a node of several
+ * processes: no process writes its blocks, so a block read whole for one process serves the
+ * node's others (doc/design.md, "A strided read's small pieces"). A process alone on its node has
+ * no one to serve, and its pieces' runs read less than their whole blocks.
  */
 int ADIOI_EDONIO_Cache_fills(const struct edonio_cache *c);
 /*

@@ -904,7 +904,8 @@ struct edonio_claim {
 
 int ADIOI_EDONIO_Cache_fills(const struct edonio_cache *c)
 {
-    return !c->writable && !c->bypass && c->hints.read_fill == EDONIO_READ_FILL_BLOCK;
+    return !c->writable && !c->bypass && c->hints.read_fill == EDONIO_READ_FILL_BLOCK &&
+           c->node.n > 1;
 }
 
 /*

@@ -1090,16 +1090,19 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
 /*
  * A read's pieces i, i + 1, ... that one read of the file serves (a sieve, as ROMIO's data sieving
  * reads for ufs): at least two, their span at most 'max' bytes and not cached on this node
- * (ADIOI_EDONIO_Cache_uncached, asked as the span grows). Where the kernel caches the file's pages
- * (read_fill=none) a read costs little more than its copy, so no piece more than a block past the
- * one before it joins; elsewhere a round trip costs more than reading a gap, so any piece within
- * the span does, as in data sieving. How many, or 0.
+ * (ADIOI_EDONIO_Cache_uncached, asked as the span grows). A piece joins when the gap before it is
+ * at most a block: a longer gap is bytes nobody asked for, and on a parallel file system, where
+ * the readers of a job share the servers' bandwidth, reading them costs the others more than a
+ * round trip costs this process (BT-IO's runs, 80 KiB apart at 64^3 and 4 ranks, each on a node
+ * of its own on pfsemu: 4 times the data read, 2 times with the gaps left out). Where the span
+ * fills the node's cache for its other processes (ADIOI_EDONIO_Cache_fills), its gaps are their
+ * pieces, so any piece within the span joins. How many, or 0.
  */
 static int64_t sieve_run(struct edonio_cache *c, const struct edonio_req *req, int64_t i,
                          ADIO_Offset max)
 {
     ADIO_Offset start = req->off[i], end = start + req->len[i];
-    ADIO_Offset gap = c->hints.read_fill == EDONIO_READ_FILL_NONE ? c->hints.block_size : max;
+    ADIO_Offset gap = ADIOI_EDONIO_Cache_fills(c) ? max : c->hints.block_size;
     int64_t j = i + 1;
 
     if (!ADIOI_EDONIO_Cache_uncached(c, start, end - start))

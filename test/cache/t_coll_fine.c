@@ -22,6 +22,11 @@
  *    at 4 ranks, each process's span read for itself).
  * 6. whole blocks held until a sync, each rank its contiguous part: on one node at most one write
  *    per process (runs of consecutive blocks; seen to fail before them: 32, one per block).
+ * 7. runs far apart: rank r reads region k (2 blocks) for k mod P = r, a KiB of every 2 in it, with
+ *    one MPI_File_read (the NAS BT-IO read's shape), on a read-only handle with read_fill=block
+ *    and on a read-write one: a process alone on its node (every process, read-write) reads its
+ *    regions only, not the regions between (seen to fail before the sieve left out gaps longer
+ *    than a block: 480 KiB read for 256 KiB of regions at 2 ranks on 2 nodes).
  * Seen to fail on the code before issue 41's change, at every layout of 2 ranks or more (32 writes
  * now, or none until the sync on one node): case 1, 64,512 writes in the call at 4 ranks on 2
  * nodes (each owner applied each sender's pieces alone, one extent per element, and wrote its
@@ -346,6 +351,58 @@ static void case_whole_runs(const char *filename)
     free(want);
 }
 
+/*
+ * 7. Runs far apart (above), through 'mode'. Returns nothing; checks the data on every rank, and
+ *    the bytes each process read where it reads for itself only.
+ */
+static void case_far_runs(const char *filename, int mode)
+{
+    enum { REG = 2 * BS, PIECE = 1024, PER_REG = REG / (2 * PIECE), NREG = SIZE / REG };
+    MPI_Info info =
+        ct_info("romio_edonio_block_size", "16384", "romio_edonio_read_fill", "block", NULL);
+    int displs[NREG * PER_REG], n = 0, nnodes, *node = ct_nodes(&nnodes), alone = 0;
+    unsigned char *got = malloc(SIZE), *want = malloc(SIZE);
+    const char *what = mode == MPI_MODE_RDONLY ? "runs far apart, read-only" : "runs far apart";
+    long long bytes;
+    MPI_Datatype view;
+    MPI_File fh;
+
+    for (int r = 0; r < ct_nprocs; r++)
+        alone += node[r] == node[ct_rank];
+    alone = alone == 1;
+    free(node);
+    for (int k = ct_rank; k < NREG; k += ct_nprocs)
+        for (int p = 0; p < PER_REG; p++) {
+            displs[n] = k * REG + 2 * p * PIECE;
+            for (int b = 0; b < PIECE; b++)
+                want[(long long)n * PIECE + b] = ct_pattern(displs[n] + b, 8);
+            n++;
+        }
+    MPI_Type_create_indexed_block(n, PIECE, displs, MPI_BYTE, &view);
+    MPI_Type_commit(&view);
+    CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, mode, info, &fh));
+    MPI_Info_free(&info);
+    CT_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, view, "native", MPI_INFO_NULL));
+    bytes = ct_stat(fh, "fs_read_bytes");
+    CT_MPI(MPI_File_read(fh, got, n * PIECE, MPI_BYTE, MPI_STATUS_IGNORE));
+    bytes = ct_stat(fh, "fs_read_bytes") - bytes;
+    ct_compare(what, got, want, 0, (long long)n * PIECE);
+    if (alone || mode != MPI_MODE_RDONLY) {
+        long long regions = (long long)(n / PER_REG) * REG;
+        if (ct_rank == 0)
+            printf("%s: %lld bytes read by rank 0 for %lld bytes of regions\n", what, bytes,
+                   regions);
+        CT_CHECK(bytes <= regions,
+                 "%s: rank %d read %lld bytes of the file for its %lld bytes of regions, at most "
+                 "those expected",
+                 what, ct_rank, bytes, regions);
+    }
+    CT_MPI(MPI_File_close(&fh));
+    MPI_Type_free(&view);
+    free(got);
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Datatype elem;
@@ -358,6 +415,8 @@ int main(int argc, char **argv)
     case_cyclic_independent(argv[1], elem, 0);
     case_cyclic_independent(argv[1], elem, 1);
     case_whole_runs(argv[1]);
+    case_far_runs(argv[1], MPI_MODE_RDONLY);
+    case_far_runs(argv[1], MPI_MODE_RDWR);
     MPI_Type_free(&elem);
     return ct_finish();
 }
