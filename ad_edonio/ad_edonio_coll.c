@@ -151,6 +151,7 @@ void ADIOI_EDONIO_Req_init_coll(ADIO_File fd, struct edonio_req *req, int writin
         req->bytes = plan->bytes;
         req->borrowed = 1;
         req->plan = plan;
+        req->taken = 1;
         req->call = h->scheds.writes;
         if (file_ptr_type == ADIO_INDIVIDUAL)
             fd->fp_ind = plan->fp_after;

@@ -12,7 +12,10 @@
  *
  * Reads. Each process reads its pieces through its node (owners' segments, remote segments, the
  * file), as an independent read would, and sees what MPI entitles it to: its own writes, and the
- * others' after a sync. coll_path=exchange reads through the owners instead.
+ * others' after a sync. Across nodes on a file system whose blocks the cache reads whole
+ * (read_fill=block), a read cut finer than the blocks it touches goes through the owners
+ * (plan_read), as coll_path=exchange reads always do: each block is read from the file once, by
+ * its owner, not once per node.
  *
  * MPI atomic mode: ad_edonio_atomic.c. Every process returns the same outcome. The nonblocking
  * forms do their work when they start and return a completed request.
@@ -238,25 +241,101 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
     ADIOI_EDONIO_Req_free(&req);
 }
 
-static int read_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req)
+/*
+ * Would reading this process's pieces through its node read from the file more than twice the
+ * bytes it asks for? Its node reads each block it touches and does not cache whole (read_fill=
+ * block), so pieces finer than their blocks read the rest of the blocks too; where the processes
+ * of several nodes read interleaved pieces of the same blocks (a *-cyclic array, a shuffled view)
+ * every node reads the blocks. Counted by each process for its own request, and carried in
+ * plan_read's reduction. Not for a call that takes a kept plan (a pattern read again): its node
+ * reads the blocks into its cache once, and the next calls find them there with no message.
+ */
+static int read_costs_more(struct edonio_cache *c, const struct edonio_req *req)
+{
+    ADIO_Offset bs = c->hints.block_size, size = ADIOI_EDONIO_Size_get(c), uncached = 0;
+    int64_t last = -1;
+
+    if (req->taken)
+        return 0;
+    for (int64_t i = 0; i < req->n && uncached <= 2 * req->bytes; i++) {
+        if (req->len[i] <= 0)
+            continue;
+        int64_t b = req->off[i] / bs, end = (req->off[i] + req->len[i] - 1) / bs;
+        for (b = b > last ? b : last + 1; b <= end && b * bs < size; b++) {
+            ADIO_Offset len = size - b * bs < bs ? size - b * bs : bs; /* the file's last block */
+            uncached += ADIOI_EDONIO_Cache_uncached(c, b * bs, len) ? len : 0;
+        }
+        last = end > last ? end : last;
+    }
+    return uncached > 2 * req->bytes;
+}
+
+/* How a collective read across nodes goes (plan_read). */
+struct read_plan {
+    int owners;          /* through the owners */
+    int deliver;         /* then: a remote segment may hold dirty bytes, delivered first */
+    long long window[2]; /* then: the pass's first window (ADIOI_EDONIO_Coll_window) */
+};
+
+/*
+ * Across nodes, coll_path=auto, read_fill=block: does the read go through the owners? Yes when
+ * some process's read through its node would read more than twice its bytes from the file
+ * (read_costs_more): through the owners each block is read once, by its owner, into its cache,
+ * and only the pieces travel. The owners then show what they hold, which includes what this
+ * process wrote only once its node's remote segments delivered it: a delivery first, unless no
+ * remote segment holds a dirty byte (ADIOI_EDONIO_Cache_may_deliver). Reads through each node
+ * show their own node's writes without one, and anything MPI entitles a process to see either way
+ * (MPI-3.1 13.6.1: others' writes after sync-barrier-sync, which a sync delivers). Collective: one
+ * reduction, which also finds the pass's first window.
+ */
+static struct read_plan plan_read(ADIO_File fd, struct edonio_cache *c,
+                                  const struct edonio_req *req)
+{
+    long long mine[4], all[4];
+
+    ADIOI_EDONIO_Coll_window(req, ADIOI_EDONIO_Coll_budget(fd), mine);
+    mine[2] = -read_costs_more(c, req);
+    mine[3] = -ADIOI_EDONIO_Cache_may_deliver(c);
+    ADIOI_EDONIO_Reduce_small(fd->comm, MPI_MIN, 4, mine, all);
+    return (struct read_plan){all[2] != 0, all[3] != 0, {all[0], all[1]}};
+}
+
+/* A read pass through the owners, after a delivery if asked; first as in write_through_owners. */
+static int read_through_owners(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req,
+                               enum edonio_deliver deliver, const long long *first)
 {
     struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_READ, EDONIO_KEEP_ALL);
     int err = 0, e;
 
-    if (fd->atomicity && edonio_handle(fd)->hints.atomicity == EDONIO_ATOMIC_LOCKING)
-        return ADIOI_EDONIO_Locked_io(fd, req, 0);
-    if (c->bypass || cb_disabled(fd, 0) ||
-        edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO) {
-        if (fd->atomicity) /* every process's earlier atomic writes are done (ad_edonio_atomic.c) */
-            ADIOI_EDONIO_Barrier(fd->comm);
-        return ADIOI_EDONIO_Req_independent(c, pass.st, pass.budget, req, 0);
-    }
-    if (c->nodes_apart) /* the owners must have this process's own writes */
-        err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1, 0);
-    e = ADIOI_EDONIO_Coll_run(&pass, req, 1, NULL, NULL);
+    if (deliver != EDONIO_NO_DELIVERY) /* the owners must have this process's own writes */
+        err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1,
+                                       deliver == EDONIO_DELIVER_ALL_IN);
+    e = ADIOI_EDONIO_Coll_run(&pass, req, 1, first, NULL);
     if (c->nodes_apart)
         ADIOI_EDONIO_Cache_forget_remote(c);
     return err ? err : e;
+}
+
+static int read_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req)
+{
+    struct edonio_stats *st = &edonio_handle(fd)->stats;
+    int coll_auto = edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO;
+
+    if (fd->atomicity && edonio_handle(fd)->hints.atomicity == EDONIO_ATOMIC_LOCKING)
+        return ADIOI_EDONIO_Locked_io(fd, req, 0);
+    if (!c->bypass && !cb_disabled(fd, 0) && !coll_auto)
+        return read_through_owners(fd, c, req, c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY,
+                                   NULL);
+    if (!c->bypass && !cb_disabled(fd, 0) && !fd->atomicity && c->nodes_apart &&
+        c->hints.read_fill == EDONIO_READ_FILL_BLOCK) {
+        struct read_plan plan = plan_read(fd, c, req);
+        if (plan.owners) /* the reduction has every process in the call: no barrier */
+            return read_through_owners(
+                fd, c, req, plan.deliver ? EDONIO_DELIVER_ALL_IN : EDONIO_NO_DELIVERY, plan.window);
+    }
+    if (fd->atomicity) /* every process's earlier atomic writes are done (ad_edonio_atomic.c) */
+        ADIOI_EDONIO_Barrier(fd->comm);
+    return ADIOI_EDONIO_Req_independent(c, st, ADIOI_EDONIO_Coll_budget(fd), req, 0);
 }
 
 void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,

@@ -263,6 +263,11 @@ test_views() {
     # write back at once what other nodes wrote, so that readers elsewhere find it in the file.
     run "coll/views 2-nodes np=4" 4 edonio "${nodes[@]}" -- "$bin/t_views" "$data/views-nodes" \
         test_cases=subarray3d,darray_cyclic,hindexed,vector_mem,zero test_min_rounds=1
+    # With read_fill=block (a parallel file system's auto) collective reads cut finer than their
+    # blocks go through the owners too, each block read once (t_coll_fine counts it).
+    run "coll/views read_fill=block 2-nodes np=4" 4 edonio "${nodes[@]}" -- "$bin/t_views" \
+        "$data/views-nodes" test_cases=darray_cyclic,hindexed,vector_mem,zero,overlap_read,eof \
+        romio_edonio_read_fill=block
     # Many rounds: 2 MiB per rank through 64 KiB of collective buffer; every rank must have taken
     # part in at least 32 rounds (romio_edonio_stats_coll_rounds). Rounds are the exchange's: on
     # one node the default path (romio_edonio_coll_path=auto) places the pieces directly, in no
