@@ -242,22 +242,28 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
 }
 
 /*
- * Would reading this process's pieces through its node read from the file more than twice the
- * bytes it asks for? Its node reads each block it touches and does not cache whole (read_fill=
- * block), so pieces finer than their blocks read the rest of the blocks too; where the processes
- * of several nodes read interleaved pieces of the same blocks (a *-cyclic array, a shuffled view)
- * every node reads the blocks. Counted by each process for its own request, and carried in
- * plan_read's reduction. Not for a call that takes a kept plan (a pattern read again): its node
- * reads the blocks into its cache once, and the next calls find them there with no message.
+ * Would reading this process's pieces through its node read from the file more than twice what
+ * they cost through the owners? Its node reads each block it touches and does not cache whole
+ * (read_fill=block), so pieces finer than their blocks read the rest of the blocks too; where the
+ * processes of several nodes read interleaved pieces of the same blocks (a *-cyclic array, a
+ * shuffled view) every node reads the blocks. Through the owners each piece costs its bytes sent
+ * back, its description sent (16 bytes) and its lookup in the owner's cache: counted as its bytes
+ * and EDONIO_READ_PIECE_COST more (measured below), against the file's bytes at twice the price
+ * of the network's. Counted by each process for its own request, and carried in plan_read's
+ * reduction. Not for a call that takes a kept plan (a pattern read again): its node reads the
+ * blocks into its cache once, and the next calls find them there with no message.
  */
+enum { EDONIO_READ_PIECE_COST = 32 };
+
 static int read_costs_more(struct edonio_cache *c, const struct edonio_req *req)
 {
     ADIO_Offset bs = c->hints.block_size, size = ADIOI_EDONIO_Size_get(c), uncached = 0;
+    ADIO_Offset owners = req->bytes + EDONIO_READ_PIECE_COST * (ADIO_Offset)req->n;
     int64_t last = -1;
 
     if (req->taken)
         return 0;
-    for (int64_t i = 0; i < req->n && uncached <= 2 * req->bytes; i++) {
+    for (int64_t i = 0; i < req->n && uncached <= 2 * owners; i++) {
         if (req->len[i] <= 0)
             continue;
         int64_t b = req->off[i] / bs, end = (req->off[i] + req->len[i] - 1) / bs;
@@ -267,7 +273,7 @@ static int read_costs_more(struct edonio_cache *c, const struct edonio_req *req)
         }
         last = end > last ? end : last;
     }
-    return uncached > 2 * req->bytes;
+    return uncached > 2 * owners;
 }
 
 /* How a collective read across nodes goes (plan_read). */

@@ -27,11 +27,12 @@
  *    and on a read-write one: a process alone on its node (every process, read-write) reads its
  *    regions only, not the regions between (seen to fail before the sieve left out gaps longer
  *    than a block: 480 KiB read for 256 KiB of regions at 2 ranks on 2 nodes).
- * 8. a *-cyclic collective read across nodes with read_fill=block, after each rank rewrote its
- *    first element without a sync: every rank reads its own new element and the file's others,
- *    and the file is read once in all (each block by its owner), not once per node (seen to fail
- *    before collective reads went through the owners: 1 MiB read at 4 ranks on 2 nodes, 2 MiB
- *    on 4; and with no delivery before the read: the old value of the rank's own element).
+ * 8. a collective read across nodes with read_fill=block of runs of a KiB dealt round-robin to
+ *    the ranks, after each rank rewrote its first run's first 8 bytes without a sync: every rank
+ *    reads its own new bytes and the file's others, and the file is read once in all (each block
+ *    by its owner), not once per node (seen to fail before collective reads went through the
+ *    owners: 2 MiB read for 512 KiB at 4 ranks on 4 single-process nodes; and with no delivery
+ *    before the read: the rank's old bytes).
  * Seen to fail on the code before issue 41's change, at every layout of 2 ranks or more (32 writes
  * now, or none until the sync on one node): case 1, 64,512 writes in the call at 4 ranks on 2
  * nodes (each owner applied each sender's pieces alone, one extent per element, and wrote its
@@ -408,41 +409,44 @@ static void case_far_runs(const char *filename, int mode)
     free(want);
 }
 
-/* 8. The *-cyclic collective read through the owners (above), on the file case 7 read. */
-static void case_cyclic_read_all(const char *filename, MPI_Datatype elem)
+/* 8. A collective read through the owners (above), on the file case 7 read. */
+static void case_read_all_owners(const char *filename)
 {
+    enum { RUN = 1024 };
     MPI_Info info =
         ct_info("romio_edonio_block_size", "16384", "romio_edonio_read_fill", "block", NULL);
     unsigned char *want = malloc(SIZE), *got = malloc(SIZE);
-    long long n = 0, first = -1, bytes;
-    MPI_Datatype view = cyclic_view(elem);
+    long long n = 0, bytes;
+    MPI_Datatype run, view;
     MPI_File fh;
 
-    for (long long e = 0; e < NELEM; e++)
-        if ((int)(e % COLS % ct_nprocs) == ct_rank) { /* this rank's, in file order */
-            for (int k = 0; k < ELEM; k++)
-                want[n * ELEM + k] = ct_pattern(e * ELEM + k, 8);
-            if (first < 0)
-                first = e;
-            n++;
-        }
-    element(want, first, 9);
+    for (long long r = ct_rank; r < SIZE / RUN; r += ct_nprocs, n++) /* this rank's runs */
+        for (int k = 0; k < RUN; k++)
+            want[n * RUN + k] = ct_pattern(r * RUN + k, 8);
+    element(want, ct_rank * RUN / ELEM, 9); /* its first run's first 8 bytes, rewritten */
+    MPI_Type_contiguous(RUN, MPI_BYTE, &run);
+    MPI_Type_create_resized(run, 0, (MPI_Aint)RUN * ct_nprocs, &view);
+    MPI_Type_commit(&view);
     CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
-    ct_write_at(fh, first * ELEM, want, ELEM, "cyclic, a rank's first element rewritten");
-    CT_MPI(MPI_File_set_view(fh, 0, elem, view, "native", MPI_INFO_NULL));
+    ct_write_at(fh, (long long)ct_rank * RUN, want, ELEM, "a rank's first run rewritten");
+    CT_MPI(MPI_File_set_view(fh, (MPI_Offset)ct_rank * RUN, MPI_BYTE, view, "native",
+                             MPI_INFO_NULL));
     bytes = ct_stat_sum(fh, "fs_read_bytes");
-    CT_MPI(MPI_File_read_all(fh, got, (int)n, elem, MPI_STATUS_IGNORE));
+    CT_MPI(MPI_File_read_all(fh, got, (int)(n * RUN), MPI_BYTE, MPI_STATUS_IGNORE));
     bytes = ct_stat_sum(fh, "fs_read_bytes") - bytes;
-    ct_compare("cyclic, the collective read after a rank's own write", got, want, 0, n * ELEM);
+    ct_compare("runs of a KiB, the collective read after a rank's own write", got, want, 0,
+               n * RUN);
     if (ct_rank == 0)
-        printf("cyclic, collective read, read_fill=block: %lld bytes read for %d\n", bytes, SIZE);
+        printf("runs of a KiB, collective read, read_fill=block: %lld bytes read for %d\n", bytes,
+               SIZE);
     if (ct_rank == 0 && !ct_one_node())
         CT_CHECK(bytes <= SIZE,
-                 "cyclic, collective read across nodes, read_fill=block: %lld bytes of the file "
-                 "read, at most its %d expected (each block once, by its owner)",
+                 "runs of a KiB, collective read across nodes, read_fill=block: %lld bytes of the "
+                 "file read, at most its %d expected (each block once, by its owner)",
                  bytes, SIZE);
     CT_MPI(MPI_File_close(&fh));
+    MPI_Type_free(&run);
     MPI_Type_free(&view);
     free(want);
     free(got);
@@ -462,7 +466,7 @@ int main(int argc, char **argv)
     case_whole_runs(argv[1]);
     case_far_runs(argv[1], MPI_MODE_RDONLY);
     case_far_runs(argv[1], MPI_MODE_RDWR);
-    case_cyclic_read_all(argv[1], elem);
+    case_read_all_owners(argv[1]);
     MPI_Type_free(&elem);
     return ct_finish();
 }
