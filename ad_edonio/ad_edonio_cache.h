@@ -303,6 +303,12 @@ int ADIOI_EDONIO_Cache_may_hold(struct edonio_cache *c);
  */
 int ADIOI_EDONIO_Cache_may_deliver(struct edonio_cache *c);
 /*
+ * This process's answer of ADIOI_EDONIO_Cache_may_deliver was followed by no delivery after all
+ * (a collective read that stayed on the nodes: ad_edonio_io_coll.c, plan_read): when it was 1,
+ * the next answer is 1 too.
+ */
+void ADIOI_EDONIO_Cache_undelivered(struct edonio_cache *c, int answered);
+/*
  * Every process of the cache is in a collective flush, which waits for all of them before it
  * returns: the blocks this process put in node peers' segments before it, and its writes into
  * their remote segments, their processes see from then on, so ADIOI_EDONIO_Cache_may_hold and

@@ -814,6 +814,11 @@ int ADIOI_EDONIO_Cache_may_deliver(struct edonio_cache *c)
     return wrote || ADIOI_EDONIO_Cache_remote_dirty(c);
 }
 
+void ADIOI_EDONIO_Cache_undelivered(struct edonio_cache *c, int answered)
+{
+    c->wrote_peer_remote |= answered;
+}
+
 void ADIOI_EDONIO_Cache_all_in_call(struct edonio_cache *c)
 {
     c->took_peer_slot = 0;

@@ -285,9 +285,9 @@ struct read_plan {
 
 /*
  * Across nodes, coll_path=auto, read_fill=block: does the read go through the owners? Yes when
- * some process's read through its node would read more than twice its bytes from the file
- * (read_costs_more): through the owners each block is read once, by its owner, into its cache,
- * and only the pieces travel. The owners then show what they hold, which includes what this
+ * some process's read through its node would read from the file more than twice what its pieces
+ * cost through the owners (read_costs_more): there each block is read once, by its owner, into its
+ * cache, and only the pieces travel. The owners then show what they hold, which includes what this
  * process wrote only once its node's remote segments delivered it: a delivery first, unless no
  * remote segment holds a dirty byte (ADIOI_EDONIO_Cache_may_deliver). Reads through each node
  * show their own node's writes without one, and anything MPI entitles a process to see either way
@@ -303,6 +303,8 @@ static struct read_plan plan_read(ADIO_File fd, struct edonio_cache *c,
     mine[2] = -read_costs_more(c, req);
     mine[3] = -ADIOI_EDONIO_Cache_may_deliver(c);
     ADIOI_EDONIO_Reduce_small(fd->comm, MPI_MIN, 4, mine, all);
+    if (all[2] == 0) /* no delivery follows: the next answer says it again */
+        ADIOI_EDONIO_Cache_undelivered(c, mine[3] != 0);
     return (struct read_plan){all[2] != 0, all[3] != 0, {all[0], all[1]}};
 }
 
