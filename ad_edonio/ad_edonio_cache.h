@@ -215,6 +215,11 @@ int ADIOI_EDONIO_Node_reaches(const struct edonio_cache *c, int rank);
 /* The file's size as this node knows it: read, raise to at least end, set. */
 ADIO_Offset ADIOI_EDONIO_Size_get(struct edonio_cache *c);
 void ADIOI_EDONIO_Size_max(struct edonio_cache *c, ADIO_Offset end);
+/*
+ * The size, looked up in the file system first when a read reaches past it (end): the file may
+ * have grown by others' synced writes, or by another program, as ufs would show.
+ */
+ADIO_Offset ADIOI_EDONIO_Size_reaching(struct edonio_cache *c, ADIO_Offset end);
 void ADIOI_EDONIO_Size_set(struct edonio_cache *c, ADIO_Offset size);
 /* Bytes of cache memory this process laid out, and used. */
 void ADIOI_EDONIO_Node_memory(struct edonio_cache *c, long long *mapped, long long *touched);

@@ -1003,8 +1003,7 @@ int ADIOI_EDONIO_Cache_fill(struct edonio_cache *c, struct edonio_stats *st, ADI
 int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, void *buf,
                             ADIO_Offset off, ADIO_Offset len, ADIO_Offset *got)
 {
-    ADIO_Offset size = ADIOI_EDONIO_Size_get(c), done;
-    struct stat sb;
+    ADIO_Offset size, done;
     int err;
 
     *got = 0;
@@ -1012,11 +1011,7 @@ int ADIOI_EDONIO_Cache_read(struct edonio_cache *c, struct edonio_stats *st, voi
         return 0;
     if (c->bypass)
         return bypass_io(c, st, buf, off, len, 0, got);
-    if (off + len > size && fstat(c->fd_sys, &sb) == 0 && sb.st_size > size) {
-        /* Past what this node knows: the file may have grown by others' synced writes. */
-        ADIOI_EDONIO_Size_max(c, sb.st_size);
-        size = ADIOI_EDONIO_Size_get(c);
-    }
+    size = ADIOI_EDONIO_Size_reaching(c, off + len);
     if (off >= size)
         return 0;
     if (len > size - off)
@@ -1079,6 +1074,11 @@ int ADIOI_EDONIO_Cache_serve(struct edonio_cache *c, struct edonio_stats *st, co
 
     if (n == 0)
         return 0;
+    for (int64_t k = 0; k < n; k++) /* past what this node knows: as ADIOI_EDONIO_Cache_read */
+        if (piece[2 * k] + piece[2 * k + 1] > size) {
+            size = ADIOI_EDONIO_Size_reaching(c, piece[2 * k] + piece[2 * k + 1]);
+            break;
+        }
     seg = ADIOI_EDONIO_Node_own(c);
     ADIOI_EDONIO_Node_lock(seg);
     for (int64_t k = 0; k < n; k++) {

@@ -257,8 +257,8 @@ enum { EDONIO_READ_PIECE_COST = 32 };
 
 static int read_costs_more(struct edonio_cache *c, const struct edonio_req *req)
 {
-    ADIO_Offset bs = c->hints.block_size, size = ADIOI_EDONIO_Size_get(c), uncached = 0;
-    ADIO_Offset owners = req->bytes + EDONIO_READ_PIECE_COST * (ADIO_Offset)req->n;
+    ADIO_Offset bs = c->hints.block_size, size = ADIOI_EDONIO_Size_reaching(c, req->end);
+    ADIO_Offset uncached = 0, owners = req->bytes + EDONIO_READ_PIECE_COST * (ADIO_Offset)req->n;
     int64_t last = -1;
 
     if (req->taken)

@@ -843,6 +843,18 @@ void ADIOI_EDONIO_Size_max(struct edonio_cache *c, ADIO_Offset end)
         ;
 }
 
+ADIO_Offset ADIOI_EDONIO_Size_reaching(struct edonio_cache *c, ADIO_Offset end)
+{
+    ADIO_Offset size = ADIOI_EDONIO_Size_get(c);
+    struct stat sb;
+
+    if (end > size && fstat(c->fd_sys, &sb) == 0 && sb.st_size > size) {
+        ADIOI_EDONIO_Size_max(c, sb.st_size);
+        size = ADIOI_EDONIO_Size_get(c);
+    }
+    return size;
+}
+
 void ADIOI_EDONIO_Size_set(struct edonio_cache *c, ADIO_Offset size)
 {
     atomic_store(c->node.size, size);

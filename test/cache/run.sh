@@ -441,6 +441,11 @@ run_mpi "cache/coll_fine span 2-nodes np=4" "$work/coll_fine-span-nodes.log" 4 "
 run_mpi "cache/coll_fine span np=4" "$work/coll_fine-span.log" 4 "${edonio[@]}" -- \
     "$bin/t_coll_fine" "$data/coll_fine-span" romio_edonio_write_back=span \
     romio_edonio_write_through=0
+# Every collective call through the owners: case 9's owners must look the file's size up again
+# themselves (seen to fail without it: zeros past the size they knew).
+run_mpi "cache/coll_fine coll_path=exchange 2-nodes np=4" "$work/coll_fine-exchange.log" 4 \
+    "${edonio[@]}" "${nodes[@]}" -- "$bin/t_coll_fine" "$data/coll_fine-exchange" \
+    romio_edonio_coll_path=exchange
 run_all_np t_deliver 1
 # The processors this shell may run on, one a line ("0-3,6": 0 1 2 3 6).
 allowed_cpus() {

@@ -33,6 +33,10 @@
  *    by its owner), not once per node (seen to fail before collective reads went through the
  *    owners: 2 MiB read for 512 KiB at 4 ranks on 4 single-process nodes; and with no delivery
  *    before the read: the rank's old bytes).
+ * 9. the same read of runs past the end of the file as its cache knows it: rank 0 first appends
+ *    SIZE bytes with POSIX (another program, or a write through another handle, as ufs would
+ *    show); the owners must look at the file's size again, as reads through a node do (seen to
+ *    fail without it: zeros).
  * Seen to fail on the code before issue 41's change, at every layout of 2 ranks or more (32 writes
  * now, or none until the sync on one node): case 1, 64,512 writes in the call at 4 ranks on 2
  * nodes (each owner applied each sender's pieces alone, one extent per element, and wrote its
@@ -409,8 +413,9 @@ static void case_far_runs(const char *filename, int mode)
     free(want);
 }
 
-/* 8. A collective read through the owners (above), on the file case 7 read. */
-static void case_read_all_owners(const char *filename)
+/* 8. A collective read through the owners (above), on the file case 7 read; 9. with 'grown':
+ *    past the end of the file as the cache knows it. */
+static void case_read_all_owners(const char *filename, int grown)
 {
     enum { RUN = 1024 };
     MPI_Info info =
@@ -420,23 +425,38 @@ static void case_read_all_owners(const char *filename)
     MPI_Datatype run, view;
     MPI_File fh;
 
+    long long from = grown ? SIZE : 0; /* where the runs start */
     for (long long r = ct_rank; r < SIZE / RUN; r += ct_nprocs, n++) /* this rank's runs */
         for (int k = 0; k < RUN; k++)
-            want[n * RUN + k] = ct_pattern(r * RUN + k, 8);
-    element(want, ct_rank * RUN / ELEM, 9); /* its first run's first 8 bytes, rewritten */
+            want[n * RUN + k] = ct_pattern(from + r * RUN + k, grown ? 10 : 8);
+    if (!grown)
+        element(want, ct_rank * RUN / ELEM, 9); /* its first run's first 8 bytes, rewritten */
     MPI_Type_contiguous(RUN, MPI_BYTE, &run);
     MPI_Type_create_resized(run, 0, (MPI_Aint)RUN * ct_nprocs, &view);
     MPI_Type_commit(&view);
     CT_MPI(MPI_File_open(MPI_COMM_WORLD, filename, MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
-    ct_write_at(fh, (long long)ct_rank * RUN, want, ELEM, "a rank's first run rewritten");
-    CT_MPI(MPI_File_set_view(fh, (MPI_Offset)ct_rank * RUN, MPI_BYTE, view, "native",
+    if (!grown)
+        ct_write_at(fh, (long long)ct_rank * RUN, want, ELEM, "a rank's first run rewritten");
+    if (grown && ct_rank == 0) { /* SIZE more bytes, behind the cache's back */
+        unsigned char *more = malloc(SIZE);
+        int fd = open(filename, O_WRONLY);
+        for (long long i = 0; i < SIZE; i++)
+            more[i] = ct_pattern(SIZE + i, 10);
+        CT_CHECK(fd >= 0 && pwrite(fd, more, SIZE, SIZE) == SIZE, "appending with POSIX failed");
+        if (fd >= 0)
+            close(fd);
+        free(more);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CT_MPI(MPI_File_set_view(fh, (MPI_Offset)(from + ct_rank * RUN), MPI_BYTE, view, "native",
                              MPI_INFO_NULL));
     bytes = ct_stat_sum(fh, "fs_read_bytes");
     CT_MPI(MPI_File_read_all(fh, got, (int)(n * RUN), MPI_BYTE, MPI_STATUS_IGNORE));
     bytes = ct_stat_sum(fh, "fs_read_bytes") - bytes;
-    ct_compare("runs of a KiB, the collective read after a rank's own write", got, want, 0,
-               n * RUN);
+    ct_compare(grown ? "runs of a KiB past the size the cache knew, the collective read"
+                     : "runs of a KiB, the collective read after a rank's own write",
+               got, want, 0, n * RUN);
     if (ct_rank == 0)
         printf("runs of a KiB, collective read, read_fill=block: %lld bytes read for %d\n", bytes,
                SIZE);
@@ -466,7 +486,8 @@ int main(int argc, char **argv)
     case_whole_runs(argv[1]);
     case_far_runs(argv[1], MPI_MODE_RDONLY);
     case_far_runs(argv[1], MPI_MODE_RDWR);
-    case_read_all_owners(argv[1]);
+    case_read_all_owners(argv[1], 0);
+    case_read_all_owners(argv[1], 1);
     MPI_Type_free(&elem);
     return ct_finish();
 }
