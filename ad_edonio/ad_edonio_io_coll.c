@@ -319,7 +319,7 @@ static int read_through_owners(ADIO_File fd, struct edonio_cache *c, struct edon
         err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1,
                                        deliver == EDONIO_DELIVER_ALL_IN);
     e = ADIOI_EDONIO_Coll_run(&pass, req, 1, first, NULL);
-    if (c->nodes_apart)
+    if (deliver != EDONIO_NO_DELIVERY) /* the delivered copies may be older than their owners' */
         ADIOI_EDONIO_Cache_forget_remote(c);
     return err ? err : e;
 }
@@ -328,13 +328,14 @@ static int read_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *re
 {
     struct edonio_stats *st = &edonio_handle(fd)->stats;
     int coll_auto = edonio_handle(fd)->hints.coll_path == EDONIO_COLL_PATH_AUTO;
+    int owners_may = !c->bypass && !cb_disabled(fd, 0); /* may the owners serve it at all? */
 
     if (fd->atomicity && edonio_handle(fd)->hints.atomicity == EDONIO_ATOMIC_LOCKING)
         return ADIOI_EDONIO_Locked_io(fd, req, 0);
-    if (!c->bypass && !cb_disabled(fd, 0) && !coll_auto)
+    if (owners_may && !coll_auto)
         return read_through_owners(fd, c, req, c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY,
                                    NULL);
-    if (!c->bypass && !cb_disabled(fd, 0) && !fd->atomicity && c->nodes_apart &&
+    if (owners_may && !fd->atomicity && c->nodes_apart &&
         c->hints.read_fill == EDONIO_READ_FILL_BLOCK) {
         struct read_plan plan = plan_read(fd, c, req);
         if (plan.owners) /* the reduction has every process in the call: no barrier */
