@@ -408,6 +408,17 @@ int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi)
         map_add(s, lo, hi);
         return 0;
     }
+    if (s->ndirty > 0 && lo >= s->dirty[s->ndirty - 1].lo) { /* in file order: at the end */
+        struct edonio_extent *last = &s->dirty[s->ndirty - 1];
+        if (lo <= last->hi) {
+            last->hi = hi > last->hi ? hi : last->hi;
+            return 0;
+        }
+        if (s->ndirty == EDONIO_MAX_EXTENTS)
+            return -1;
+        s->dirty[s->ndirty++] = (struct edonio_extent){lo, hi};
+        return 0;
+    }
     while (i < s->ndirty && s->dirty[i].hi < lo)
         out[n++] = s->dirty[i++];
     while (i < s->ndirty && s->dirty[i].lo <= hi) {
@@ -427,11 +438,10 @@ int edonio_dirty_add(struct edonio_slot *s, uint32_t lo, uint32_t hi)
     return 0;
 }
 
-void edonio_copy_begin(struct edonio_slot *s, uint32_t lo, uint32_t hi, int writing)
+/* Add [lo, hi) to the slot's copy range, unless every byte of it is written already. */
+static void copy_add(struct edonio_slot *s, uint32_t lo, uint32_t hi)
 {
-    if (atomic_load_explicit(&s->busy, memory_order_relaxed) == 0)
-        s->copy_lo = s->copy_hi = 0;
-    if (!writing || lo >= hi)
+    if (lo >= hi)
         return;
     if (s->map != 0 && bits_all(map_of(s), lo, hi))
         return; /* written over written bytes */
@@ -445,6 +455,23 @@ void edonio_copy_begin(struct edonio_slot *s, uint32_t lo, uint32_t hi, int writ
         s->copy_lo = lo < s->copy_lo ? lo : s->copy_lo;
         s->copy_hi = hi > s->copy_hi ? hi : s->copy_hi;
     }
+}
+
+void edonio_copy_begin(struct edonio_slot *s, uint32_t lo, uint32_t hi, int writing)
+{
+    if (atomic_load_explicit(&s->busy, memory_order_relaxed) == 0)
+        s->copy_lo = s->copy_hi = 0;
+    if (writing)
+        copy_add(s, lo, hi);
+}
+
+void edonio_copy_next(struct edonio_slot *s, uint32_t lo, uint32_t hi)
+{
+    if (atomic_load_explicit(&s->busy, memory_order_relaxed) == 1) {
+        atomic_thread_fence(memory_order_release); /* the pieces before are in, then forgotten */
+        s->copy_lo = s->copy_hi = 0;
+    }
+    copy_add(s, lo, hi);
 }
 
 void edonio_mark_valid(struct edonio_slot *s)

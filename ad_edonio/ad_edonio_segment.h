@@ -31,6 +31,7 @@
 #ifndef AD_EDONIO_SEGMENT_H_INCLUDED
 #define AD_EDONIO_SEGMENT_H_INCLUDED
 
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,9 +79,12 @@ struct edonio_segment {
     atomic_int lock;          /* the pid of whoever works on this segment, 0: nobody
                                * (ad_edonio_seglock.c) */
     atomic_int ready;         /* 1 once laid out (release): others may use it */
-    _Atomic int64_t size;     /* in the node's first process's own segment: the file's size as
-                               * this node knows it (ad_edonio_node.c) */
-    _Atomic uint64_t syncs;   /* flushes this process has entered on one node (Node_all_in_flush) */
+    /* in the node's first process's own segment: the file's size as this node knows it
+     * (ad_edonio_node.c). Every write reads it, holding no lock: on a cache line of its own, away
+     * from the lock that the node's writers take in turn */
+    alignas(64) _Atomic int64_t size;
+    /* flushes this process has entered on one node (Node_all_in_flush) */
+    alignas(64) _Atomic uint64_t syncs;
     _Atomic int32_t dirty_expire; /* romio_edonio_dirty_expire of the cache it serves, in seconds
                                    * (0: never): a block dirty this long goes to the file, written
                                    * back by the process's keeper (keeper/edonio_keeper.c) */
@@ -219,6 +223,13 @@ struct edonio_extent edonio_dirty_span(const struct edonio_slot *s);
  * slot is idle. Bytes already dirty are not in it: a copy over them leaves written bytes either way.
  */
 void edonio_copy_begin(struct edonio_slot *s, uint32_t lo, uint32_t hi, int writing);
+/*
+ * Under the lock, a caller that holds the slot busy while it copies pieces in one after another
+ * (ad_edonio_cache_io.c, write_pieces) moves on to the next, [lo, hi), before recording it dirty:
+ * where no other copy is under way (busy 1: its own), the range is this piece's alone, as the
+ * pieces before it are in.
+ */
+void edonio_copy_next(struct edonio_slot *s, uint32_t lo, uint32_t hi);
 /* The block was fetched: every byte not dirty is now the file's. */
 void edonio_mark_valid(struct edonio_slot *s);
 /* The block's bytes outside the dirty extents are no longer readable (the file has newer ones). */
