@@ -1179,6 +1179,16 @@ int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st
                 continue;
             }
         }
+        if (writing && tmp == NULL && i + 1 < req->n &&
+            (n = ADIOI_EDONIO_Cache_write_pieces(c, st, req->mem.buf + req->mem.in_blk,
+                                                 req->off + i, req->len + i, req->n - i, &wrote,
+                                                 &err)) > 0) { /* many pieces in one block */
+            for (int64_t k = i; k < i + n; k++)
+                req->mem.in_blk += req->len[k];
+            req->stored = wrote > req->stored ? wrote : req->stored;
+            i += n - 1;
+            continue;
+        }
         for (ADIO_Offset done = 0; done < req->len[i] && err == 0;) {
             ADIO_Offset len = req->len[i] - done, off = req->off[i] + done;
             if (tmp != NULL && len > chunk)
