@@ -336,6 +336,16 @@ int64_t ADIOI_EDONIO_Cache_write_pieces(struct edonio_cache *c, struct edonio_st
                                         const ADIO_Offset *len, int64_t n, ADIO_Offset *end,
                                         int *err);
 /*
+ * Read pieces of one block in a row, as ADIOI_EDONIO_Cache_read would one by one, into buf one
+ * after the other: the first of the n pieces and those after it in the same block, each too small
+ * to move directly, where the block is read through the cache and every piece lies within the
+ * file's size as the node knows it. Returns the pieces read, 0 when this takes none (read them with
+ * ADIOI_EDONIO_Cache_read); *err: the block could not be read.
+ */
+int64_t ADIOI_EDONIO_Cache_read_pieces(struct edonio_cache *c, struct edonio_stats *st, char *buf,
+                                       const ADIO_Offset *off, const ADIO_Offset *len, int64_t n,
+                                       int *err);
+/*
  * At the owner, in a collective read: n pieces (offset, length) of blocks this process owns, each
  * within one block, their bytes read one after the other into data, under one hold of its own
  * segment. Past the file's end: zeros. errno of the first failure; the rest is still done.

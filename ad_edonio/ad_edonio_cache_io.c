@@ -672,19 +672,20 @@ static int put_held(struct edonio_cache *c, struct edonio_stats *st, struct edon
 }
 
 /*
- * The pieces of one block that ADIOI_EDONIO_Cache_write_pieces takes together: from the first,
- * those in its block that would each take the cache (write_piece: smaller than what passes it, too
- * small to move directly), their bytes at most a block.
+ * The pieces of one block that ADIOI_EDONIO_Cache_write_pieces (writing) or _read_pieces takes
+ * together: from the first, those in its block that would each take the cache (write_piece:
+ * smaller than what passes it; both: too small to move directly), their bytes at most a block.
  */
 static int64_t pieces_in_block(const struct edonio_cache *c, const ADIO_Offset *off,
-                               const ADIO_Offset *len, int64_t n)
+                               const ADIO_Offset *len, int64_t n, int writing)
 {
     ADIO_Offset bs = c->hints.block_size, block = off[0] / bs, bytes = 0;
     ADIO_Offset direct = c->hints.direct_threshold;
     int64_t k = 0;
 
     while (k < n && len[k] > 0 && off[k] / bs == block && (off[k] + len[k] - 1) / bs == block &&
-           !passes(c, len[k]) && !(direct > 0 && len[k] >= direct) && (bytes += len[k]) <= bs)
+           !(writing && passes(c, len[k])) && !(direct > 0 && len[k] >= direct) &&
+           (bytes += len[k]) <= bs)
         k++;
     return k;
 }
@@ -704,7 +705,7 @@ int64_t ADIOI_EDONIO_Cache_write_pieces(struct edonio_cache *c, struct edonio_st
                                         int *err)
 {
     ADIO_Offset bs = c->hints.block_size;
-    int64_t block = off[0] / bs, k = c->bypass ? 0 : pieces_in_block(c, off, len, n);
+    int64_t block = off[0] / bs, k = c->bypass ? 0 : pieces_in_block(c, off, len, n, 1);
     struct edonio_segment *seg;
     int32_t slot;
     int was_whole, whole;
@@ -742,6 +743,55 @@ int64_t ADIOI_EDONIO_Cache_write_pieces(struct edonio_cache *c, struct edonio_st
     if (done > 0)
         ADIOI_EDONIO_Size_max(c, *end);
     return done;
+}
+
+/*
+ * The same for reads, where the block is read through the cache (read_piece: cached, or
+ * read_fill=block): the segment held once, the slot found once and fetched once if a piece is not
+ * readable, the pieces copied out under the lock. Not for pieces past the node's size (read_piece's
+ * zeros), nor a block another process is filling (read_piece waits for it without the lock).
+ */
+int64_t ADIOI_EDONIO_Cache_read_pieces(struct edonio_cache *c, struct edonio_stats *st, char *buf,
+                                       const ADIO_Offset *off, const ADIO_Offset *len, int64_t n,
+                                       int *err)
+{
+    ADIO_Offset bs = c->hints.block_size;
+    int64_t block = off[0] / bs, k = c->bypass ? 0 : pieces_in_block(c, off, len, n, 0);
+    struct edonio_segment *seg = ADIOI_EDONIO_Node_segment(c, block);
+    int32_t slot = EDONIO_NO_SLOT;
+    int readable = 1;
+    int through = c->hints.read_fill == EDONIO_READ_FILL_NONE; /* unless cached: read_through */
+
+    ADIO_Offset end = 0;
+
+    *err = 0;
+    for (int64_t j = 0; j < k; j++)
+        end = off[j] + len[j] > end ? off[j] + len[j] : end;
+    if (k < 2 || end > ADIOI_EDONIO_Size_get(c) || (through && !edonio_may_hold(seg, block)))
+        return 0;
+    ADIOI_EDONIO_Node_lock(seg);
+    if (through && edonio_lookup(seg, block) == EDONIO_NO_SLOT)
+        goto none;
+    if (slot_for(c, st, seg, block, &slot) != 0 || edonio_filling(edonio_slot_at(seg, slot)))
+        goto none;
+    struct edonio_slot *s = edonio_slot_at(seg, slot);
+    const unsigned char *data = edonio_slot_data(seg, slot);
+
+    for (int64_t j = 0; j < k && readable; j++)
+        readable = edonio_readable(s, (uint32_t)(off[j] - block * bs),
+                                   (uint32_t)(off[j] + len[j] - block * bs));
+    if (!readable && (*err = fetch(c, st, seg, slot)) != 0)
+        goto none;
+    st->hits += k - 1; /* as many lookups as read_piece would make */
+    if (!ADIOI_EDONIO_Node_reaches(c, edonio_owner(block, c->nprocs)))
+        st->remote_hits += k - 1;
+    for (int64_t j = 0; j < k; buf += len[j], j++)
+        memcpy(buf, data + (off[j] - block * bs), (size_t)len[j]);
+    ADIOI_EDONIO_Node_release(seg);
+    return k;
+none:
+    ADIOI_EDONIO_Node_release(seg);
+    return 0;
 }
 
 /*

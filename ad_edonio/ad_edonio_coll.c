@@ -1179,15 +1179,22 @@ int ADIOI_EDONIO_Req_independent(struct edonio_cache *c, struct edonio_stats *st
                 continue;
             }
         }
-        if (writing && tmp == NULL && i + 1 < req->n &&
-            (n = ADIOI_EDONIO_Cache_write_pieces(c, st, req->mem.buf + req->mem.in_blk,
-                                                 req->off + i, req->len + i, req->n - i, &wrote,
-                                                 &err)) > 0) { /* many pieces in one block */
+        if (tmp == NULL && i + 1 < req->n) { /* many pieces in one block */
+            char *at = req->mem.buf + req->mem.in_blk;
+            n = writing ? ADIOI_EDONIO_Cache_write_pieces(c, st, at, req->off + i, req->len + i,
+                                                          req->n - i, &wrote, &err)
+                        : ADIOI_EDONIO_Cache_read_pieces(c, st, at, req->off + i, req->len + i,
+                                                         req->n - i, &err);
             for (int64_t k = i; k < i + n; k++)
                 req->mem.in_blk += req->len[k];
-            req->stored = wrote > req->stored ? wrote : req->stored;
-            i += n - 1;
-            continue;
+            if (n > 0 && writing)
+                req->stored = wrote > req->stored ? wrote : req->stored;
+            if (err)
+                break;
+            if (n > 0) {
+                i += n - 1;
+                continue;
+            }
         }
         for (ADIO_Offset done = 0; done < req->len[i] && err == 0;) {
             ADIO_Offset len = req->len[i] - done, off = req->off[i] + done;
