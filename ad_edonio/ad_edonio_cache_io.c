@@ -674,8 +674,13 @@ static int put_held(struct edonio_cache *c, struct edonio_stats *st, struct edon
 /*
  * The pieces of one block that ADIOI_EDONIO_Cache_write_pieces (writing) or _read_pieces takes
  * together: from the first, those in its block that would each take the cache (write_piece:
- * smaller than what passes it; both: too small to move directly), their bytes at most a block.
+ * smaller than what passes it; both: too small to move directly), their bytes at most
+ * EDONIO_HELD_COPY, which are copied holding the block's segment: with large blocks (a hint) and
+ * large pieces, the node's other processes would wait for long copies that they used to make
+ * beside it.
  */
+enum { EDONIO_HELD_COPY = 64 * 1024 };
+
 static int64_t pieces_in_block(const struct edonio_cache *c, const ADIO_Offset *off,
                                const ADIO_Offset *len, int64_t n, int writing)
 {
@@ -685,7 +690,7 @@ static int64_t pieces_in_block(const struct edonio_cache *c, const ADIO_Offset *
 
     while (k < n && len[k] > 0 && off[k] / bs == block && (off[k] + len[k] - 1) / bs == block &&
            !(writing && passes(c, len[k])) && !(direct > 0 && len[k] >= direct) &&
-           (bytes += len[k]) <= bs)
+           (bytes += len[k]) <= EDONIO_HELD_COPY)
         k++;
     return k;
 }
