@@ -326,7 +326,7 @@ int ADIOI_EDONIO_Cache_write(struct edonio_cache *c, struct edonio_stats *st, co
 /*
  * Write pieces of one block in a row, as ADIOI_EDONIO_Cache_write would one by one: the first of
  * the n pieces (off[k], len[k]) and those after it in the same block, as long as each is smaller
- * than what passes the cache or moves directly (64 KiB in all at most), their bytes one after the
+ * than what passes the cache or moves directly (8 KiB in all at most), their bytes one after the
  * other in buf. The block's segment is held once for them all. Returns the pieces written (*end:
  * where the last ends), 0 when this takes none (fewer than two, the cache bypassed, or no slot to
  * be had: write them with ADIOI_EDONIO_Cache_write); *err: why it stopped before the run's end.

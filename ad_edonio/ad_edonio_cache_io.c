@@ -675,11 +675,13 @@ static int put_held(struct edonio_cache *c, struct edonio_stats *st, struct edon
  * The pieces of one block that ADIOI_EDONIO_Cache_write_pieces (writing) or _read_pieces takes
  * together: from the first, those in its block that would each take the cache (write_piece:
  * smaller than what passes it; both: too small to move directly), their bytes at most
- * EDONIO_HELD_COPY, which are copied holding the block's segment: with large blocks (a hint) and
- * large pieces, the node's other processes would wait for long copies that they used to make
- * beside it.
+ * EDONIO_HELD_COPY, which are copied holding the block's segment. The node's other processes wait
+ * for that copy where they used to copy beside it: 8 KiB (well under a microsecond) still takes a
+ * thousand 8-byte pieces at once, and a process that waits gives its core away (seglock.c).
+ * (perf/ab, 4 ranks, 9 runs: strided 1 KiB records and BT-IO's 1,280-byte runs took the same time
+ * with 8 KiB and 64 KiB, within the runs' 10-15%.)
  */
-enum { EDONIO_HELD_COPY = 64 * 1024 };
+enum { EDONIO_HELD_COPY = 8 * 1024 };
 
 static int64_t pieces_in_block(const struct edonio_cache *c, const ADIO_Offset *off,
                                const ADIO_Offset *len, int64_t n, int writing)
