@@ -686,11 +686,11 @@ enum { EDONIO_HELD_COPY = 8 * 1024 };
 static int64_t pieces_in_block(const struct edonio_cache *c, const ADIO_Offset *off,
                                const ADIO_Offset *len, int64_t n, int writing)
 {
-    ADIO_Offset bs = c->hints.block_size, block = off[0] / bs, bytes = 0;
+    ADIO_Offset bs = c->hints.block_size, lo = off[0] / bs * bs, hi = lo + bs, bytes = 0;
     ADIO_Offset direct = c->hints.direct_threshold;
     int64_t k = 0;
 
-    while (k < n && len[k] > 0 && off[k] / bs == block && (off[k] + len[k] - 1) / bs == block &&
+    while (k < n && len[k] > 0 && off[k] >= lo && off[k] + len[k] <= hi &&
            !(writing && passes(c, len[k])) && !(direct > 0 && len[k] >= direct) &&
            (bytes += len[k]) <= EDONIO_HELD_COPY)
         k++;
