@@ -101,6 +101,31 @@ static void test_dirty_merge(void)
     EXPECT(edonio_dirty_add(&s, 10, 10) == 0 && s.ndirty == 1);
 }
 
+/* Pieces in file order, the common case (edonio_dirty_add's shortcut at the last extent). */
+static void test_dirty_in_order(void)
+{
+    struct edonio_slot s = {.block = 0};
+
+    EXPECT(edonio_dirty_add(&s, 0, 8) == 0);
+    EXPECT(edonio_dirty_add(&s, 8, 16) == 0); /* touches the last: one extent */
+    EXPECT(s.ndirty == 1 && s.dirty[0].lo == 0 && s.dirty[0].hi == 16);
+    EXPECT(edonio_dirty_add(&s, 24, 32) == 0); /* past it: appended */
+    EXPECT(s.ndirty == 2 && s.dirty[1].lo == 24 && s.dirty[1].hi == 32);
+    EXPECT(edonio_dirty_add(&s, 24, 28) == 0); /* inside the last: nothing changes */
+    EXPECT(s.ndirty == 2 && s.dirty[1].lo == 24 && s.dirty[1].hi == 32);
+    EXPECT(edonio_dirty_add(&s, 30, 40) == 0); /* overlaps its end: it grows */
+    EXPECT(s.ndirty == 2 && s.dirty[1].lo == 24 && s.dirty[1].hi == 40);
+    EXPECT(edonio_dirty_add(&s, 12, 26) == 0); /* back over both: they join */
+    EXPECT(s.ndirty == 1 && s.dirty[0].lo == 0 && s.dirty[0].hi == 40);
+    for (uint32_t i = 1; i < EDONIO_MAX_EXTENTS; i++)
+        EXPECT(edonio_dirty_add(&s, 40 + 10 * i, 45 + 10 * i) == 0);
+    EXPECT(s.ndirty == EDONIO_MAX_EXTENTS);
+    uint32_t end = 45 + 10 * (EDONIO_MAX_EXTENTS - 1);
+    EXPECT(edonio_dirty_add(&s, end + 1, end + 2) == -1); /* full, and touches none */
+    EXPECT(edonio_dirty_add(&s, end, end + 2) == 0);      /* touches the last: still fits */
+    EXPECT(s.ndirty == EDONIO_MAX_EXTENTS && s.dirty[EDONIO_MAX_EXTENTS - 1].hi == end + 2);
+}
+
 static void test_dirty_overflow(void)
 {
     struct edonio_slot s = {.block = 0};
@@ -300,6 +325,7 @@ int main(void)
     run("lru", test_lru);
     run("remove-all", test_remove_all);
     run("dirty-merge", test_dirty_merge);
+    run("dirty-in-order", test_dirty_in_order);
     run("dirty-overflow", test_dirty_overflow);
     run("dirty-map", test_dirty_map);
     run("lazy", test_lazy);
