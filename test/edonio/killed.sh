@@ -17,11 +17,13 @@ killed_tag="killed-$$"
 # The pids of this run's keepers still alive (tagged through the environment they inherit; a
 # zombie left to a PID 1 that does not reap is dead).
 tagged_keepers() {
-    local p
+    local p env
     for p in $(pgrep -x edonio-keeper 2>/dev/null || true); do
         [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" = Z ] && continue
-        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "EDONIO_TEST_TAG=$killed_tag" &&
-            echo "$p"
+        # read whole before grep: under the caller's pipefail, grep -q's early exit would leave
+        # tr a broken pipe and the pipeline failed, the keeper uncounted
+        env=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null) || continue
+        grep -qx "EDONIO_TEST_TAG=$killed_tag" <<<"$env" && echo "$p"
     done
 }
 

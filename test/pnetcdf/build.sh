@@ -178,11 +178,16 @@ build() {
 
 # Every test program of an Open MPI build loads Debian's library and holds none of PnetCDF's code.
 check_linked() {
-    local bdir=$1 prog bad=0 n=0
+    local bdir=$1 prog deps syms bad=0 n=0
     while IFS= read -r -d '' prog; do
         [[ $(head -c 4 "$prog" | tail -c 3) == ELF ]] || continue
         n=$((n + 1))
-        if ! ldd "$prog" | grep -q "libpnetcdf.so" || nm "$prog" | grep -q ' T ncmpi_create$'; then
+        # Whole outputs first: under pipefail, 'cmd | grep -q' fails when grep's early exit
+        # leaves cmd a broken pipe (ldd of a Fortran program, 2026-11-29: a cold cache's build
+        # called a well-linked program "not linked")
+        deps=$(ldd "$prog" 2>&1) || deps=""
+        syms=$(nm "$prog" 2>&1) || syms=""
+        if [[ $deps != *libpnetcdf.so* ]] || grep -q ' T ncmpi_create$' <<<"$syms"; then
             log "not linked to Debian's library: $prog"
             bad=1
         fi
