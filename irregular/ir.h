@@ -50,8 +50,9 @@ struct edonio_ir_schedule_s {
     int has_switch;
     ir_route *release; /* positions in the previous loop's buffer */
     ir_route *fetch;   /* positions in this loop's buffer */
-    MPI_Offset nkeep;
-    MPI_Offset *keep;  /* pairs (previous position, position) */
+    MPI_Offset nkeep;  /* kept elements */
+    MPI_Offset nruns;
+    MPI_Offset *keep;  /* runs (previous position, position, length), by position */
     MPI_Request *reqs; /* 4 * nprocs: one round's exchanges (a switch's two at once) */
     MPI_Datatype elem; /* element_size contiguous bytes: messages count elements, not bytes */
     int can_read;      /* the current call's file is not write-only: sieving may read it */

@@ -272,6 +272,48 @@ static int diff_refs(const ref *a, MPI_Offset na, const ref *b, MPI_Offset nb, d
     return 0;
 }
 
+/*
+ * The kept pairs as runs in this loop's order: (previous position, position, length), each a
+ * stretch where both positions go up by one. The pairs come by global index, in no order of
+ * position, and a copy in that order misses the cache on both sides at every element (it took
+ * most of a switch: 6 ms of 8 for 460,000 elements); when the new loop keeps its elements in the
+ * previous one's order, as a repartition does, the runs copy as two streams. Runs replace
+ * d->keep; NULL on no memory (d unchanged).
+ */
+static MPI_Offset *keep_runs(diff *d, MPI_Offset nb, MPI_Offset *nruns)
+{
+    MPI_Offset *from = malloc((size_t)(nb ? nb : 1) * sizeof *from), n = 0, *runs;
+    if (from == NULL)
+        return NULL;
+    for (MPI_Offset j = 0; j < nb; j++)
+        from[j] = -1;
+    for (MPI_Offset k = 0; k < d->nkeep; k++)
+        from[d->keep[2 * k + 1]] = d->keep[2 * k];
+    for (MPI_Offset j = 0; j < nb; j++)
+        n += from[j] >= 0 && (j == 0 || from[j - 1] < 0 || from[j - 1] + 1 != from[j]);
+    runs = malloc((size_t)(n ? n : 1) * 3 * sizeof *runs);
+    if (runs == NULL) {
+        free(from);
+        return NULL;
+    }
+    n = 0;
+    for (MPI_Offset j = 0; j < nb; j++) {
+        if (from[j] < 0)
+            continue;
+        if (n > 0 && runs[3 * (n - 1) + 1] + runs[3 * (n - 1) + 2] == j &&
+            runs[3 * (n - 1)] + runs[3 * (n - 1) + 2] == from[j]) {
+            runs[3 * (n - 1) + 2]++;
+            continue;
+        }
+        runs[3 * n] = from[j];
+        runs[3 * n + 1] = j;
+        runs[3 * n++ + 2] = 1;
+    }
+    free(from);
+    *nruns = n;
+    return runs;
+}
+
 static void diff_free(diff *d)
 {
     free(d->rel_g);
@@ -311,7 +353,9 @@ int edonio_ir_schedule_update(edonio_ir_schedule old, MPI_Offset count, const MP
         a = old->full ? refs_of_route(old->full, old->indices)
                       : sorted_refs(old->n, old->indices, s->global_count);
         b = sorted_refs(count, indices, s->global_count);
-        if (s->indices == NULL || a == NULL || b == NULL || diff_refs(a, old->n, b, count, &d) != 0)
+        if (s->indices == NULL || a == NULL || b == NULL ||
+            diff_refs(a, old->n, b, count, &d) != 0 ||
+            (s->keep = keep_runs(&d, count, &s->nruns)) == NULL)
             ir_fail(&st, MPI_ERR_NO_MEM, "%s: no memory for %lld references", call,
                     (long long)count);
         else if (count > 0)
@@ -327,8 +371,6 @@ int edonio_ir_schedule_update(edonio_ir_schedule old, MPI_Offset count, const MP
         goto failed;
     s->has_switch = 1;
     s->nkeep = d.nkeep;
-    s->keep = d.keep;
-    d.keep = NULL;
     diff_free(&d);
     *sched = s;
     return MPI_SUCCESS;
@@ -403,8 +445,9 @@ int edonio_ir_switch(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
     char *to = new_buf;
     MPI_Offset E = s->elem_size;
     if (st.errclass == MPI_SUCCESS)
-        for (MPI_Offset k = 0; k < s->nkeep; k++)
-            memcpy(to + s->keep[2 * k + 1] * E, from + s->keep[2 * k] * E, (size_t)E);
+        for (MPI_Offset k = 0; k < s->nruns; k++)
+            memcpy(to + s->keep[3 * k + 1] * E, from + s->keep[3 * k] * E,
+                   (size_t)(s->keep[3 * k + 2] * E));
     if (ir_route_switch(s, s->release, s->fetch, fh, disp, old_buf, new_buf, &st) != MPI_SUCCESS)
         return ir_error_code(st.errclass, st.msg);
     return ir_written(s, &st);
