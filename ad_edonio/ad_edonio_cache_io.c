@@ -764,17 +764,20 @@ int64_t ADIOI_EDONIO_Cache_read_pieces(struct edonio_cache *c, struct edonio_sta
 {
     ADIO_Offset bs = c->hints.block_size;
     int64_t block = off[0] / bs, k = c->bypass ? 0 : pieces_in_block(c, off, len, n, 0);
+    ADIO_Offset end = 0;
+
+    *err = 0;
+    if (k < 2) /* one piece: read_piece's path, with nothing looked up here */
+        return 0;
+    for (int64_t j = 0; j < k; j++)
+        end = off[j] + len[j] > end ? off[j] + len[j] : end;
+
     struct edonio_segment *seg = ADIOI_EDONIO_Node_segment(c, block);
     int32_t slot = EDONIO_NO_SLOT;
     int readable = 1;
     int through = c->hints.read_fill == EDONIO_READ_FILL_NONE; /* unless cached: read_through */
 
-    ADIO_Offset end = 0;
-
-    *err = 0;
-    for (int64_t j = 0; j < k; j++)
-        end = off[j] + len[j] > end ? off[j] + len[j] : end;
-    if (k < 2 || end > ADIOI_EDONIO_Size_get(c) || (through && !edonio_may_hold(seg, block)))
+    if (end > ADIOI_EDONIO_Size_get(c) || (through && !edonio_may_hold(seg, block)))
         return 0;
     ADIOI_EDONIO_Node_lock(seg);
     if (through && edonio_lookup(seg, block) == EDONIO_NO_SLOT)
