@@ -78,6 +78,7 @@ int ir_error_code(int errclass, const char *msg);
 int ir_check_sched(edonio_ir_schedule s, const char *call, ir_status *st);
 int ir_check_file(MPI_File fh, edonio_ir_schedule s, const char *call, ir_status *st);
 int ir_waitall(int n, MPI_Request *reqs);
+int ir_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
 /* A reference: a global index and its place in the process's buffer. */
 typedef struct ir_ref {

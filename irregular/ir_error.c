@@ -4,6 +4,7 @@
  * process of a collective call return the same error.
  */
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,7 +91,7 @@ int ir_agree_at(MPI_Comm comm, ir_status *st, MPI_Offset disp)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Offset mine[3] = {st->errclass != MPI_SUCCESS ? rank : size, disp, -disp}, all[3];
-    if (MPI_Allreduce(mine, all, 3, IR_OFFSET_REDUCE, MPI_MIN, comm) != MPI_SUCCESS) {
+    if (ir_allreduce(mine, all, 3, IR_OFFSET_REDUCE, MPI_MIN, comm) != MPI_SUCCESS) {
         ir_fail(st, MPI_ERR_OTHER, "%s: the agreement on the outcome failed", st->call);
     } else if (all[1] != -all[2]) {
         /* Known alike everywhere, and first: it explains whatever else failed. */
@@ -110,7 +111,7 @@ int ir_agree(MPI_Comm comm, ir_status *st)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     mine = st->errclass != MPI_SUCCESS ? rank : size;
-    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
+    if (ir_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
         ir_fail(st, MPI_ERR_OTHER, "%s: the agreement on the outcome failed", st->call);
         return ir_error_code(st->errclass, st->msg);
     }
@@ -160,12 +161,34 @@ int ir_check_file(MPI_File fh, edonio_ir_schedule s, const char *call, ir_status
     return MPI_SUCCESS;
 }
 
-/* MPI_Waitall without statuses. MPICH's mpi.h gives MPI_Waitall an access attribute that GCC
- * 12 holds against MPI_STATUSES_IGNORE (a null pointer of size 0): the one place it is said. */
+/*
+ * MPI_Waitall without statuses, giving the processor away after 8 polls that did not complete the
+ * requests. Where a machine runs more of the processes than it has processors (a workstation, the
+ * 2-core VM at 4 ranks), a process that waits in MPI_Waitall busy-polls on the processor that the
+ * process it waits for needs, until the scheduler takes it away: a time slice, 4 ms here, for
+ * each of a call's few waits (a switch of 2 MiB at 4 ranks took 36 ms, its I/O a tenth of that).
+ * libedonio's own waits do the same where it finds the machine crowded (doc/design.md, "Waiting
+ * on a crowded machine"); here it costs a system call per 8 polls where it is not, against calls
+ * that move megabytes. MPICH's mpi.h gives MPI_Testall an access attribute that GCC 12 holds
+ * against MPI_STATUSES_IGNORE (a null pointer of size 0): the one place it is said.
+ */
 int ir_waitall(int n, MPI_Request *reqs)
 {
+    int done = 0, polls = 0, rc;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
-    return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    while ((rc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE)) == MPI_SUCCESS && !done)
+        if (++polls % 8 == 0)
+            sched_yield();
 #pragma GCC diagnostic pop
+    return rc;
+}
+
+/* MPI_Allreduce as a nonblocking one waited for so: every process of the library's calls makes
+ * its reductions this way, since a blocking and a nonblocking collective never match. */
+int ir_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Request req;
+    int rc = MPI_Iallreduce(in, out, count, type, op, comm, &req);
+    return rc == MPI_SUCCESS ? ir_waitall(1, &req) : rc;
 }

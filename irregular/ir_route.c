@@ -241,7 +241,9 @@ int ir_route_build(edonio_ir_schedule s, MPI_Offset n, const MPI_Offset *idx, co
 agree:
     if ((err = ir_agree(s->comm, &local)) != MPI_SUCCESS)
         goto out;
-    MPI_Alltoall(sendc, 1, MPI_OFFSET, recvc, 1, MPI_OFFSET, s->comm);
+    MPI_Request req;
+    MPI_Ialltoall(sendc, 1, MPI_OFFSET, recvc, 1, MPI_OFFSET, s->comm, &req);
+    ir_waitall(1, &req);
     for (int p = 0; p < P; p++)
         from[p + 1] = from[p] + recvc[p];
     r->nrecv = from[P];

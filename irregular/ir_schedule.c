@@ -156,7 +156,7 @@ int edonio_ir_schedule_create(MPI_Comm comm, MPI_Offset global_count, MPI_Offset
     MPI_Offset mine[8] = {global_count,   -global_count,   s->elem_size, -s->elem_size,
                           s->chunk_elems, -s->chunk_elems, s->align,     -s->align};
     MPI_Offset all[8];
-    MPI_Allreduce(mine, all, 8, IR_OFFSET_REDUCE, MPI_MAX, s->comm);
+    ir_allreduce(mine, all, 8, IR_OFFSET_REDUCE, MPI_MAX, s->comm);
     if (all[0] != -all[1] || all[2] != -all[3])
         ir_fail(&st, MPI_ERR_ARG,
                 "%s: the global count or the element size differs between "

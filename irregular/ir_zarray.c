@@ -395,7 +395,9 @@ int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
                 clen = (MPI_Offset)z;
         }
         MPI_Offset slot = (MPI_Offset)align_up((uint64_t)clen, (uint64_t)s->align);
-        MPI_Allgather(&slot, 1, MPI_OFFSET, sizes, 1, MPI_OFFSET, s->comm);
+        MPI_Request req;
+        MPI_Iallgather(&slot, 1, MPI_OFFSET, sizes, 1, MPI_OFFSET, s->comm, &req);
+        ir_waitall(1, &req);
         MPI_Offset at = base;
         for (int p = 0; p < me; p++)
             at += sizes[p];
