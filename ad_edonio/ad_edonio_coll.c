@@ -1102,17 +1102,22 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
 static int64_t sieve_run(struct edonio_cache *c, const struct edonio_req *req, int64_t i,
                          ADIO_Offset max)
 {
-    ADIO_Offset start = req->off[i], end = start + req->len[i];
-    ADIO_Offset gap = ADIOI_EDONIO_Cache_fills(c) ? max : c->hints.block_size;
+    ADIO_Offset bs = c->hints.block_size, start = req->off[i], end = start + req->len[i];
+    ADIO_Offset gap = ADIOI_EDONIO_Cache_fills(c) ? max : bs;
+    ADIO_Offset size = ADIOI_EDONIO_Size_get(c), seen; /* blocks below 'seen' are not cached */
     int64_t j = i + 1;
 
     if (!ADIOI_EDONIO_Cache_uncached(c, start, end - start))
         return 0;
-    while (j < req->n && req->off[j] >= end && req->off[j] - end <= gap &&
-           req->off[j] + req->len[j] - start <= max &&
-           ADIOI_EDONIO_Cache_uncached(c, end, req->off[j] + req->len[j] - end)) {
-        end = req->off[j] + req->len[j];
-        j++;
+    /* Each block asked about once, not once per piece (8-byte pieces: 8,192 a block) */
+    for (seen = ((end - 1) / bs + 1) * bs; j < req->n; j++) {
+        ADIO_Offset e = req->off[j] + req->len[j];
+        if (req->off[j] < end || req->off[j] - end > gap || e - start > max || e > size)
+            break;
+        if (e > seen && !ADIOI_EDONIO_Cache_uncached(c, seen, e - seen))
+            break;
+        seen = e > seen ? ((e - 1) / bs + 1) * bs : seen;
+        end = e;
     }
     return j - i >= 2 ? j - i : 0;
 }

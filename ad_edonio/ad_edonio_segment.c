@@ -314,14 +314,17 @@ static uint32_t next_bit(const uint64_t *m, uint32_t from, uint32_t end, int wan
     return end;
 }
 
-/* Runs that start in [lo, hi): set bits whose lower neighbour is clear (or bit 0). */
+/* Runs that start in [lo, hi): set bits whose lower neighbour is clear (or bit 0). A piece added
+ * to a map touches a run or two, so the bits are counted one by one: __builtin_popcountll is a
+ * call into libgcc on x86-64 without -mpopcnt, 3% of a collective write of 8-byte pieces. */
 static uint32_t starts(const uint64_t *m, uint32_t lo, uint32_t hi)
 {
     uint32_t n = 0;
 
     for (uint32_t w = lo / 64; lo < hi && w <= (hi - 1) / 64; w++) {
         uint64_t carry = w > 0 ? m[w - 1] >> 63 : 0;
-        n += (uint32_t)__builtin_popcountll(m[w] & ~(m[w] << 1 | carry) & word_mask(w, lo, hi));
+        for (uint64_t x = m[w] & ~(m[w] << 1 | carry) & word_mask(w, lo, hi); x != 0; x &= x - 1)
+            n++;
     }
     return n;
 }
