@@ -180,6 +180,8 @@ int ir_waitall(int n, MPI_Request *reqs)
     while ((rc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE)) == MPI_SUCCESS && !done)
         if (++polls % 8 == 0)
             sched_yield();
+    if (rc != MPI_SUCCESS) /* every request completed or failed before the caller reuses them */
+        MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
 #pragma GCC diagnostic pop
     return rc;
 }

@@ -241,9 +241,13 @@ int ir_route_build(edonio_ir_schedule s, MPI_Offset n, const MPI_Offset *idx, co
 agree:
     if ((err = ir_agree(s->comm, &local)) != MPI_SUCCESS)
         goto out;
-    MPI_Request req;
-    MPI_Ialltoall(sendc, 1, MPI_OFFSET, recvc, 1, MPI_OFFSET, s->comm, &req);
-    ir_waitall(1, &req);
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (MPI_Ialltoall(sendc, 1, MPI_OFFSET, recvc, 1, MPI_OFFSET, s->comm, &req) != MPI_SUCCESS ||
+        ir_waitall(1, &req) != MPI_SUCCESS) {
+        ir_fail(&local, MPI_ERR_OTHER, "%s: the exchange of counts failed", local.call);
+        for (int p = 0; p < P; p++)
+            recvc[p] = 0;
+    }
     for (int p = 0; p < P; p++)
         from[p + 1] = from[p] + recvc[p];
     r->nrecv = from[P];

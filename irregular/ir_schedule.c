@@ -277,8 +277,8 @@ static int diff_refs(const ref *a, MPI_Offset na, const ref *b, MPI_Offset nb, d
  * stretch where both positions go up by one. The pairs come by global index, in no order of
  * position, and a copy in that order misses the cache on both sides at every element (it took
  * most of a switch: 6 ms of 8 for 460,000 elements); when the new loop keeps its elements in the
- * previous one's order, as a repartition does, the runs copy as two streams. Runs replace
- * d->keep; NULL on no memory (d unchanged).
+ * previous one's order, as a repartition does, the runs copy as two streams. The runs, 3 words
+ * each, for the schedule's keep (d->keep is left for diff_free); NULL on no memory.
  */
 static MPI_Offset *keep_runs(diff *d, MPI_Offset nb, MPI_Offset *nruns)
 {

@@ -2,7 +2,7 @@
  * Chunked, compressed arrays (seed 002, section 4), file format version 1 (doc/irregular.md):
  * a header at disp, the chunks as zstd frames with content checksums at multiples of the
  * alignment, in chunk order, and the chunk index, one zstd frame, after them. Each round every
- * handler compresses its chunk; one MPI_Allgather of the compressed sizes places the chunks (a
+ * handler compresses its chunk; one MPI_Iallgather of the compressed sizes places the chunks (a
  * prefix sum); the index is gathered to rank 0 and written once, the header last. The header
  * carries a CRC-32 of itself (zlib's), the chunks and the index zstd's checksums.
  */
@@ -395,9 +395,15 @@ int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
                 clen = (MPI_Offset)z;
         }
         MPI_Offset slot = (MPI_Offset)align_up((uint64_t)clen, (uint64_t)s->align);
-        MPI_Request req;
-        MPI_Iallgather(&slot, 1, MPI_OFFSET, sizes, 1, MPI_OFFSET, s->comm, &req);
-        ir_waitall(1, &req);
+        MPI_Request req = MPI_REQUEST_NULL;
+        if (MPI_Iallgather(&slot, 1, MPI_OFFSET, sizes, 1, MPI_OFFSET, s->comm, &req) !=
+                MPI_SUCCESS ||
+            ir_waitall(1, &req) != MPI_SUCCESS) {
+            ir_fail(&st, MPI_ERR_OTHER, "%s: the gather of the chunks' sizes failed", call);
+            for (int p = 0; p < P; p++)
+                sizes[p] = 0;
+            clen = 0; /* nothing written where no place is known */
+        }
         MPI_Offset at = base;
         for (int p = 0; p < me; p++)
             at += sizes[p];

@@ -54,8 +54,9 @@ static int plain(MPI_Comm comm)
  * 0.45 us, this 0.20 us (0.46, 0.46 and 0.20 on one node). The duplicate is made without a
  * collective of its own: comm's first barrier starts an MPI_Comm_idup and passes the word in an
  * MPI_Allreduce; the second waits for the duplicate (every process started it before the first
- * allreduce could end) and every later one uses it. A blocking MPI_Comm_dup at the first barrier
- * cost the quickstart demo, which makes one barrier, 15 ms at 4 ranks on 2 cores (0.095 to 0.110 s).
+ * allreduce could end) and every later one uses it. A blocking MPI_Comm_dup at the first
+ * barrier cost the quickstart demo, which makes one barrier, 15 ms at 4 ranks on 2 cores (0.095
+ * to 0.110 s).
  */
 struct private_comm {
     MPI_Comm dup;
@@ -141,13 +142,16 @@ static int private_of(MPI_Comm comm, MPI_Comm *dup)
 enum { WORD_TAG = 1 };
 
 /*
- * A round's two messages: the word sent (one int: MPI sends it eagerly, the send returns at once)
- * and the peer's waited for with the processor given away after 8 polls that did not bring it. Where a machine runs more processes than it has processors, a process that waits
- * in a blocking call busy-polls on the processor its peer needs until the scheduler takes it away:
- * a time slice, 4-8 ms of a barrier at 4 ranks on 2 cores, where the rounds take microseconds
- * (doc/design.md, "Waiting on a crowded machine"). How a process waits for point-to-point messages
- * is its own affair, so no process needs to know whether the machine is crowded; where it is not,
- * a peer late by 8 polls costs a system call that returns at once.
+ * A round's two messages: the word sent (one int, which MPI sends at once, eagerly; nothing
+ * depends on it, since each round posts its receive before its send, as PMPI_Sendrecv would) and
+ * the peer's, waited for with the processor given away after 8 polls that did not bring it.
+ * Where a machine runs more processes than it has processors, a process that waits in a blocking
+ * call busy-polls on the processor its peer needs until the scheduler takes it away: a time
+ * slice, 4-8 ms of a barrier at 4 ranks on 2 cores, where the rounds take microseconds
+ * (doc/design.md, "Waiting on a crowded machine"). How a process waits for point-to-point
+ * messages is its own affair, so no process needs to know whether the machine is crowded; where
+ * it is not, a peer late by 8 polls costs a system call that returns at once. A failed send or
+ * test cancels the receive and waits for it, so that MPI writes no more into 'in'.
  */
 static int exchange_word(MPI_Comm dup, int to, int from, int *out, int *in)
 {
@@ -156,14 +160,14 @@ static int exchange_word(MPI_Comm dup, int to, int from, int *out, int *in)
 
     if ((rc = PMPI_Irecv(in, 1, MPI_INT, from, WORD_TAG, dup, &req)) != MPI_SUCCESS)
         return rc;
-    if ((rc = PMPI_Send(out, 1, MPI_INT, to, WORD_TAG, dup)) != MPI_SUCCESS) {
+    if ((rc = PMPI_Send(out, 1, MPI_INT, to, WORD_TAG, dup)) == MPI_SUCCESS)
+        while ((rc = PMPI_Test(&req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
+            if (++polls % 8 == 0)
+                sched_yield();
+    if (rc != MPI_SUCCESS && req != MPI_REQUEST_NULL) {
         PMPI_Cancel(&req);
-        PMPI_Request_free(&req);
-        return rc;
+        PMPI_Wait(&req, MPI_STATUS_IGNORE);
     }
-    while ((rc = PMPI_Test(&req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
-        if (++polls % 8 == 0)
-            sched_yield();
     return rc;
 }
 
