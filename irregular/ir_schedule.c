@@ -289,8 +289,9 @@ static MPI_Offset *keep_runs(diff *d, MPI_Offset nb, MPI_Offset *nruns)
         from[j] = -1;
     for (MPI_Offset k = 0; k < d->nkeep; k++)
         from[d->keep[2 * k + 1]] = d->keep[2 * k];
-    for (MPI_Offset j = 0; j < nb; j++)
-        n += from[j] >= 0 && (j == 0 || from[j - 1] < 0 || from[j - 1] + 1 != from[j]);
+#define CONTINUES(j) ((j) > 0 && from[(j)-1] >= 0 && from[(j)-1] + 1 == from[j])
+    for (MPI_Offset j = 0; j < nb; j++) /* counted first: 3 words a run, not a kept element */
+        n += from[j] >= 0 && !CONTINUES(j);
     runs = malloc((size_t)(n ? n : 1) * 3 * sizeof *runs);
     if (runs == NULL) {
         free(from);
@@ -298,17 +299,15 @@ static MPI_Offset *keep_runs(diff *d, MPI_Offset nb, MPI_Offset *nruns)
     }
     n = 0;
     for (MPI_Offset j = 0; j < nb; j++) {
-        if (from[j] < 0)
-            continue;
-        if (n > 0 && runs[3 * (n - 1) + 1] + runs[3 * (n - 1) + 2] == j &&
-            runs[3 * (n - 1)] + runs[3 * (n - 1) + 2] == from[j]) {
+        if (from[j] >= 0 && CONTINUES(j)) {
             runs[3 * (n - 1) + 2]++;
-            continue;
+        } else if (from[j] >= 0) {
+            runs[3 * n] = from[j];
+            runs[3 * n + 1] = j;
+            runs[3 * n++ + 2] = 1;
         }
-        runs[3 * n] = from[j];
-        runs[3 * n + 1] = j;
-        runs[3 * n++ + 2] = 1;
     }
+#undef CONTINUES
     free(from);
     *nruns = n;
     return runs;
