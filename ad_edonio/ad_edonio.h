@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "ad_edonio_sched.h"
+#include "ad_edonio_visible.h"
 #include "adio.h"
 
 /*
@@ -245,7 +246,7 @@ int ADIOI_EDONIO_Lock_range(int fd_sys, int type, ADIO_Offset start, ADIO_Offset
  */
 void ADIOI_EDONIO_Crowd_set(MPI_Comm comm, int crowded);
 int ADIOI_EDONIO_Crowded(MPI_Comm comm);
-void ADIOI_EDONIO_Idle(int crowded, int *idle);
+/* ADIOI_EDONIO_Idle: in ad_edonio_visible.h, for the library's barrier too */
 void ADIOI_EDONIO_Wait(int crowded, MPI_Request *req);
 void ADIOI_EDONIO_Barrier(MPI_Comm comm);
 void ADIOI_EDONIO_Allgather_open(const void *mine, int bytes, void *all, MPI_Comm comm);

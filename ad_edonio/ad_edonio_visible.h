@@ -1,7 +1,8 @@
 /*
  * edonio: what MPI_Barrier and MPI_Ibarrier hand over across nodes (ad_edonio_visible.c).
  *
- * The calls the library's MPI_Barrier and MPI_Ibarrier (mpiio-glue/barrier.c) make of the driver.
+ * The calls the library's MPI_Barrier and MPI_Ibarrier (mpiio-glue/barrier.c) make of the driver,
+ * and the way its waits poll.
  * This header needs nothing but mpi.h: barrier.c defines MPI_ names, which ROMIO's headers would
  * rename to PMPI_ ones.
  */
@@ -10,6 +11,13 @@
 
 #include <mpi.h>
 #include <stdint.h>
+
+/*
+ * One poll of a wait that found nothing yet (ad_edonio_common.c): where crowded, every 8th gives
+ * the processor away (sched_yield), so that the process waited for may run on it. The driver's
+ * waits and the library's barrier rounds poll with it; *idle counts the polls, 0 to start.
+ */
+void ADIOI_EDONIO_Idle(int crowded, int *idle);
 
 /* Has this process written, since the last collective flush, to a file whose processes span
  * nodes? 1 or 0. Local. */

@@ -15,7 +15,6 @@
  * This file does not include ROMIO's headers: they would rename the MPI_ names defined here.
  */
 #include <mpi.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -144,7 +143,8 @@ enum { WORD_TAG = 1 };
 /*
  * A round's two messages: the word sent (one int, which MPI sends at once, eagerly; nothing
  * depends on it, since each round posts its receive before its send, as PMPI_Sendrecv would) and
- * the peer's, waited for with the processor given away after 8 polls that did not bring it.
+ * the peer's, waited for with the processor given away after 8 polls that did not bring it
+ * (ADIOI_EDONIO_Idle, as the driver's own waits).
  * Where a machine runs more processes than it has processors, a process that waits in a blocking
  * call busy-polls on the processor its peer needs until the scheduler takes it away: a time
  * slice, 4-8 ms of a barrier at 4 ranks on 2 cores, where the rounds take microseconds
@@ -162,8 +162,7 @@ static int exchange_word(MPI_Comm dup, int to, int from, int *out, int *in)
         return rc;
     if ((rc = PMPI_Send(out, 1, MPI_INT, to, WORD_TAG, dup)) == MPI_SUCCESS)
         while ((rc = PMPI_Test(&req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
-            if (++polls % 8 == 0)
-                sched_yield();
+            ADIOI_EDONIO_Idle(1, &polls);
     if (rc != MPI_SUCCESS && req != MPI_REQUEST_NULL) {
         PMPI_Cancel(&req);
         PMPI_Wait(&req, MPI_STATUS_IGNORE);
