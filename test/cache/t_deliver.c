@@ -8,8 +8,8 @@
  * turn, so across nodes about half of each region waits in its writer's node's remote segment and
  * is delivered to the owners at the next collective point (ad_edonio_net.c). A message to one
  * owner then carries many whole blocks (sent from the slots where they lie: ad_edonio_coll.c,
- * send_prepare), and pieces of a few bytes from another part of the region (copied into the
- * message).
+ * send_prepare; copied where the processes crowd the machine), and pieces of a few bytes from
+ * another part of the region (copied into the message).
  *
  * 1. sync:       each rank writes its region in 4 KiB pieces, and 100 bytes of each block of a
  *                second region (SMALL); sync, barrier, sync; every rank reads the whole file.
@@ -26,10 +26,10 @@
  * type_message), "sync" across nodes (the blocks delivered hold the bytes 8 further on); the
  * other cache programs passed with that break (coll/overlap failed too). Typed messages go only
  * where the machine is not crowded: test/cache/run.sh runs this so (EDONIO_TEST_CPUS=64) across
- * nodes, where the break fails it; its runs at 4 ranks on 2 processors copy the pieces, and pass. With the delivery in
- * one round (the code before), "rounds: 1 exchange rounds, want at least 2"; with a buffer in use
- * handed out again (ADIOI_EDONIO_Bufs_get ignoring busy), this run and the cache group's other
- * runs across nodes abort ("double free").
+ * nodes, where the break fails it; its runs at 4 ranks on 2 processors copy the pieces, and
+ * pass. With the delivery in one round (the code before), "rounds: 1 exchange rounds, want at
+ * least 2"; with a buffer in use handed out again (ADIOI_EDONIO_Bufs_get ignoring busy), this run
+ * and the cache group's other runs across nodes abort ("double free").
  */
 #include "cache_test.h"
 
