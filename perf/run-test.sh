@@ -63,7 +63,7 @@ PY
 }
 
 # Each default case of perf/run, by what it leaves: rows of results.csv, or a file of its own.
-default=$(sed -n 's/^default_cases="\(.*\)"$/\1/p' "$here/run" | head -n 1)
+default=$(sed -n 's/^default_cases="\(.*\)"$/\1/p' "$here/run" | sed -n 1p)
 [ -n "$default" ] || fail "perf/quick default cases" "no default_cases= line in $here/run"
 for c in $default; do
     case $c in
