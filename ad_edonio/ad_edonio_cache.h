@@ -358,6 +358,7 @@ struct edonio_wpiece {
     char *data;       /* its bytes */
     int64_t seq;      /* its place in rank order: the sources' pieces one source after another */
     int note;         /* its block goes back to the file at once (the caller writes it back) */
+    int src;          /* the message it came in (a kept exchange keeps the order) */
 };
 /*
  * At the owner, in a collective write: n pieces of blocks this process owns, applied in the order

@@ -703,6 +703,13 @@ static void file_order(struct edonio_wpiece *p, int64_t n, int64_t *at, int nrun
         }
 }
 
+/* Are the pieces from this peer noted: their blocks written back at once (pass->keep)? */
+static int noted(const struct edonio_pass *pass, int peer)
+{
+    return pass->keep == EDONIO_KEEP_NONE ||
+           (pass->keep == EDONIO_KEEP_REACHED && !ADIOI_EDONIO_Node_reaches(pass->cache, peer));
+}
+
 /*
  * Every piece that came here in one list, source after source in rank order (at[k]: where source
  * k's begin), each noted when its block goes back to the file at once (pass->keep). NULL: no
@@ -718,11 +725,10 @@ static struct edonio_wpiece *gather_pieces(const struct edonio_pass *pass, struc
 
     for (int k = 0; p != NULL && k < nin; k++) {
         int64_t n = msg_pieces(&in[k], &hdr, &data);
-        int far = !ADIOI_EDONIO_Node_reaches(pass->cache, in[k].peer);
-        int note = pass->keep == EDONIO_KEEP_NONE || (pass->keep == EDONIO_KEEP_REACHED && far);
+        int note = noted(pass, in[k].peer);
         at[k] = i;
         for (int64_t j = 0; j < n; j++, i++) {
-            p[i] = (struct edonio_wpiece){hdr[2 * j], hdr[2 * j + 1], data, i, note};
+            p[i] = (struct edonio_wpiece){hdr[2 * j], hdr[2 * j + 1], data, i, note, k};
             data += hdr[2 * j + 1];
         }
     }
@@ -731,39 +737,120 @@ static struct edonio_wpiece *gather_pieces(const struct edonio_pass *pass, struc
 }
 
 /*
- * Store the received pieces at this owner, in file order (file_order); req->stored grows to the
- * end of those stored.
+ * A collective write's exchange with the owners as one call made it, in one round (issue 43 A;
+ * doc/design.md, "Plans reused"): where each piece's bytes go in the send buffer, the messages'
+ * places and headers there, and the messages that came to this process. Made again only when
+ * every process takes the exchange recorded in the same call (its stamp): then every process
+ * sends what it sent then, so each receives what it received then, and the messages' sizes are
+ * known: receives posted before the sends, no probing, no nonblocking barrier.
+ */
+struct edonio_xlayout {
+    long long stamp; /* the handle's collective write that recorded it: the same everywhere */
+    int64_t n;       /* pieces, in this process's stream order */
+    int64_t *pos;    /* where each one's bytes go in the send buffer */
+    int64_t *len;    /* its length */
+    MPI_Count size;  /* of the send buffer */
+    char *headers;   /* the messages' headers, one after the other */
+    int nout, nin;
+    struct xmsg {
+        int peer;
+        MPI_Count at, bytes; /* in the send buffer (out), or what arrives (in: at unused) */
+        MPI_Count hdr, hat;  /* out: its header's bytes, and where it is in headers */
+    } * out, *in;
+    /* the order in which this process, an owner, applied the pieces that came (file_order):
+     * norder of them, each's bytes rel[i] into its message; blocks: room for their blocks */
+    struct edonio_wpiece *order;
+    int64_t norder, *rel, *blocks;
+};
+
+/* A kept order's pieces, where their bytes lie in this call's messages, and noted as in
+ * gather_pieces. */
+static void note_pieces(const struct edonio_pass *pass, const struct edonio_msg *in, int nin,
+                        struct edonio_wpiece *p, int64_t n, const int64_t *rel)
+{
+    char *note = malloc((size_t)nin + 1);
+
+    if (note == NULL)
+        MPI_Abort(pass->comm, 1);
+    for (int k = 0; k < nin; k++)
+        note[k] = (char)noted(pass, in[k].peer);
+    for (int64_t i = 0; i < n; i++) {
+        p[i].data = in[p[i].src].data + rel[i];
+        p[i].note = note[p[i].src];
+    }
+    free(note);
+}
+
+/*
+ * The pieces that came here, in the order this owner applies them (file_order). Made again by a
+ * kept exchange (ox, its order kept), the order is the one that exchange recorded: the same
+ * pieces from the same messages, only where their bytes lie now changes (no sort, no merge, and
+ * no fresh memory to fault in: a shuffled view's 131,072 pieces a call at each owner). Recorded
+ * (ox without an order yet), the list is kept in ox. NULL: no memory.
+ */
+static struct edonio_wpiece *pieces_in_order(const struct edonio_pass *pass, struct edonio_msg *in,
+                                             int nin, int64_t total, struct edonio_xlayout *ox)
+{
+    struct edonio_wpiece *p;
+    int64_t *at;
+
+    if (ox != NULL && ox->order != NULL && ox->norder == total) {
+        note_pieces(pass, in, nin, ox->order, total, ox->rel);
+        return ox->order;
+    }
+    if ((at = malloc(((size_t)nin + 1) * sizeof(*at))) == NULL)
+        return NULL;
+    if ((p = gather_pieces(pass, in, nin, total, at)) != NULL)
+        file_order(p, total, at, nin);
+    free(at);
+    if (p != NULL && ox != NULL && ox->order == NULL &&
+        (ox->rel = malloc((size_t)total * sizeof(*ox->rel))) != NULL) {
+        for (int64_t i = 0; i < total; i++)
+            ox->rel[i] = p[i].data - in[p[i].src].data;
+        ox->order = p;
+        ox->norder = total;
+    }
+    return p;
+}
+
+/*
+ * Store the received pieces at this owner, in file order (pieces_in_order); req->stored grows to
+ * the end of those stored. ox: the kept exchange made again or being recorded, or NULL.
  */
 static int apply_writes(const struct edonio_pass *pass, struct edonio_req *req,
-                        struct edonio_msg *in, int nin)
+                        struct edonio_msg *in, int nin, struct edonio_xlayout *ox)
 {
-    int64_t total = 0, nblocks = 0, *blocks = NULL, *at = malloc(((size_t)nin + 1) * sizeof(*at));
+    int64_t total = 0, nblocks = 0, *blocks = NULL;
     struct edonio_wpiece *p = NULL;
     const int64_t *hdr;
     char *data;
-    int err = 0, e;
+    int err = 0, e, kept;
 
     for (int k = 0; k < nin; k++)
         total += msg_pieces(&in[k], &hdr, &data);
-    if (total > 0 && at != NULL && (p = gather_pieces(pass, in, nin, total, at)) != NULL &&
-        pass->keep != EDONIO_KEEP_ALL)
-        blocks = malloc((size_t)total * sizeof(*blocks));
+    if (total > 0)
+        p = pieces_in_order(pass, in, nin, total, ox);
+    kept = p != NULL && ox != NULL && p == ox->order; /* the list, and its room for blocks */
+    if (p != NULL && pass->keep != EDONIO_KEEP_ALL) {
+        if (kept && ox->blocks == NULL)
+            ox->blocks = malloc((size_t)total * sizeof(*blocks));
+        blocks = kept ? ox->blocks : malloc((size_t)total * sizeof(*blocks));
+    }
     if (total > 0 && (p == NULL || (pass->keep != EDONIO_KEEP_ALL && blocks == NULL)))
         err = ENOMEM;
-    if (total > 0 && err == 0) {
-        file_order(p, total, at, nin);
+    if (total > 0 && err == 0)
         err = ADIOI_EDONIO_Cache_apply_writes(pass->cache, pass->st, p, total, blocks, &nblocks,
                                               &req->stored);
-    }
     if (nblocks > 0) {
         e = ADIOI_EDONIO_Cache_write_back_blocks(pass->cache, pass->st, blocks, nblocks,
                                                  pass->keep == EDONIO_KEEP_NONE);
         if (e && !err)
             err = e;
     }
-    free(blocks);
-    free(p);
-    free(at);
+    if (!kept) {
+        free(blocks);
+        free(p);
+    }
     return err;
 }
 
@@ -859,29 +946,6 @@ static void detect(const struct edonio_pass *pass, struct edonio_msg *in, int ni
 /* One round of the pass over [lo, hi); errno of this process's first failure, or 0. */
 /* ------------------------------------------------------------------ a kept exchange */
 
-/*
- * A collective write's exchange with the owners as one call made it, in one round (issue 43 A;
- * doc/design.md, "Plans reused"): where each piece's bytes go in the send buffer, the messages'
- * places and headers there, and the messages that came to this process. Made again only when
- * every process takes the exchange recorded in the same call (its stamp): then every process
- * sends what it sent then, so each receives what it received then, and the messages' sizes are
- * known: receives posted before the sends, no probing, no nonblocking barrier.
- */
-struct edonio_xlayout {
-    long long stamp; /* the handle's collective write that recorded it: the same everywhere */
-    int64_t n;       /* pieces, in this process's stream order */
-    int64_t *pos;    /* where each one's bytes go in the send buffer */
-    int64_t *len;    /* its length */
-    MPI_Count size;  /* of the send buffer */
-    char *headers;   /* the messages' headers, one after the other */
-    int nout, nin;
-    struct xmsg {
-        int peer;
-        MPI_Count at, bytes; /* in the send buffer (out), or what arrives (in: at unused) */
-        MPI_Count hdr, hat;  /* out: its header's bytes, and where it is in headers */
-    } * out, *in;
-};
-
 long long ADIOI_EDONIO_Xlayout_stamp(const struct edonio_xlayout *x)
 {
     return x->stamp;
@@ -896,12 +960,16 @@ void ADIOI_EDONIO_Xlayout_free(struct edonio_xlayout *x)
     free(x->headers);
     free(x->out);
     free(x->in);
+    free(x->order);
+    free(x->rel);
+    free(x->blocks);
     free(x);
 }
 
-/* Record a write round's exchange (its only round, no message typed) into pass->record. */
-static void x_record(const struct edonio_pass *pass, const struct round *r, MPI_Count size,
-                     const struct edonio_msg *in, int nin)
+/* Record a write round's exchange (its only round, no message typed) into pass->record: the
+ * layout (its order is added as the pieces are applied), or NULL (no memory: none kept). */
+static struct edonio_xlayout *x_record(const struct edonio_pass *pass, const struct round *r,
+                                       MPI_Count size, const struct edonio_msg *in, int nin)
 {
     struct edonio_xlayout *x = calloc(1, sizeof(*x));
     int ok = x != NULL;
@@ -936,16 +1004,17 @@ static void x_record(const struct edonio_pass *pass, const struct round *r, MPI_
         x->in[k] = (struct xmsg){in[k].peer, 0, in[k].bytes, 0, 0};
     if (!ok) { /* no memory: nothing kept, the next call plans again */
         ADIOI_EDONIO_Xlayout_free(x);
-        return;
+        return NULL;
     }
     ADIOI_EDONIO_Xlayout_free(pass->record->x);
     pass->record->x = x;
+    return x;
 }
 
 /* The write round of a kept exchange (pass->reuse): the data only. errno of a failure, or 0. */
 static int x_replay(const struct edonio_pass *pass, struct edonio_req *req, struct round *r)
 {
-    const struct edonio_xlayout *x = pass->reuse;
+    struct edonio_xlayout *x = pass->reuse;
     int me = pass->cache->rank, nrq = 0, err;
     MPI_Request *rq = malloc(((size_t)x->nout + (size_t)x->nin + 1) * sizeof(*rq));
     struct edonio_msg *in = calloc((size_t)x->nin + 1, sizeof(*in));
@@ -978,7 +1047,7 @@ static int x_replay(const struct edonio_pass *pass, struct edonio_req *req, stru
                 in[k].data = sbuf + x->out[g].at;
     }
     edonio_wait_all(ADIOI_EDONIO_Crowded(pass->comm), nrq, rq);
-    err = apply_writes(pass, req, in, x->nin);
+    err = apply_writes(pass, req, in, x->nin, x);
     ADIOI_EDONIO_Msgs_free(in, x->nin, &r->bufs);
     ADIOI_EDONIO_Bufs_put(&r->bufs, sbuf);
     free(rq);
@@ -1011,16 +1080,18 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
         !round_messages(r, pass->op == EDONIO_COLL_WRITE))
         MPI_Abort(pass->comm, 1); /* a collective cannot be left half way */
     switch (pass->op) {
-        case EDONIO_COLL_WRITE:
+        case EDONIO_COLL_WRITE: {
+            struct edonio_xlayout *ox = NULL; /* the exchange kept for the next calls */
             if (!send_prepare(req, r, c->rank, ADIOI_EDONIO_Crowded(pass->comm)))
                 MPI_Abort(pass->comm, 1);
             ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin,
                                          &r->bufs);
             if (pass->record != NULL && hi == EDONIO_PLAN_NONE && !any_typed(r))
-                x_record(pass, r, r->sbuf_size, in, nin);
-            err = apply_writes(pass, req, in, nin);
+                ox = x_record(pass, r, r->sbuf_size, in, nin);
+            err = apply_writes(pass, req, in, nin, ox);
             ADIOI_EDONIO_Msgs_free(in, nin, &r->bufs);
             break;
+        }
         case EDONIO_COLL_READ:
             err = round_read(pass, req, r);
             break;

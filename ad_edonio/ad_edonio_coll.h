@@ -96,7 +96,7 @@ struct edonio_pass {
      * to (io_coll.c, plan_write), the exchange recorded in reuse is made again: data only. */
     struct edonio_sched *record;
     long long call;
-    const struct edonio_xlayout *reuse;
+    struct edonio_xlayout *reuse;
 };
 
 void ADIOI_EDONIO_Req_init(ADIO_File fd, struct edonio_req *req, const void *buf, int count,
