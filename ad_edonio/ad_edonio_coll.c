@@ -374,6 +374,9 @@ struct round {
     MPI_Count *rpos; /* read: where each owner's reply goes in rbuf */
     /* sbuf, rbuf, the messages that arrive, a read's replies: kept for the next round */
     struct edonio_bufs bufs;
+    int index;                            /* the round's, in its pass, from 0 */
+    struct edonio_xlayout *rec, *rec_end; /* a write's exchange recorded round by round */
+    int rec_failed;                       /* a round could not be recorded: none kept */
 };
 
 static void round_clear(struct round *r)
@@ -761,6 +764,8 @@ struct edonio_xlayout {
      * norder of them, each's bytes rel[i] into its message; blocks: room for their blocks */
     struct edonio_wpiece *order;
     int64_t norder, *rel, *blocks;
+    int64_t next_i, next_done;    /* where the request's extents stand after this round */
+    struct edonio_xlayout *next; /* the pass's next round, or NULL */
 };
 
 /* A kept order's pieces, where their bytes lie in this call's messages, and noted as in
@@ -955,6 +960,7 @@ void ADIOI_EDONIO_Xlayout_free(struct edonio_xlayout *x)
 {
     if (x == NULL)
         return;
+    ADIOI_EDONIO_Xlayout_free(x->next);
     free(x->pos);
     free(x->len);
     free(x->headers);
@@ -966,18 +972,33 @@ void ADIOI_EDONIO_Xlayout_free(struct edonio_xlayout *x)
     free(x);
 }
 
-/* Record a write round's exchange (its only round, no message typed) into pass->record: the
- * layout (its order is added as the pieces are applied), or NULL (no memory: none kept). */
-static struct edonio_xlayout *x_record(const struct edonio_pass *pass, const struct round *r,
-                                       MPI_Count size, const struct edonio_msg *in, int nin)
+static int any_typed(const struct round *r)
 {
-    struct edonio_xlayout *x = calloc(1, sizeof(*x));
+    for (int g = 0; g < r->nout; g++)
+        if (r->out[g].typed)
+            return 1;
+    return 0;
+}
+
+/*
+ * Record a write round's exchange (no message typed), after the pass's earlier rounds (r->rec;
+ * ADIOI_EDONIO_Coll_run keeps the whole pass in pass->record): the layout (its order is added as
+ * the pieces are applied), or NULL (no memory, or a message typed: nothing of the pass is kept,
+ * the next call plans again). x: the request's extents after the round.
+ */
+static struct edonio_xlayout *x_record(const struct edonio_pass *pass, struct round *r,
+                                       const struct edonio_extents *ext, const struct edonio_msg *in,
+                                       int nin)
+{
+    struct edonio_xlayout *x = r->rec_failed || any_typed(r) ? NULL : calloc(1, sizeof(*x));
     int ok = x != NULL;
 
     if (ok) {
         x->stamp = pass->call;
         x->n = r->n;
-        x->size = size;
+        x->size = r->sbuf_size;
+        x->next_i = ext->i;
+        x->next_done = ext->done;
         x->nout = r->nout;
         x->nin = nin;
         x->pos = malloc(((size_t)r->n + 1) * sizeof(*x->pos));
@@ -1002,19 +1023,28 @@ static struct edonio_xlayout *x_record(const struct edonio_pass *pass, const str
     }
     for (int k = 0; ok && k < nin; k++)
         x->in[k] = (struct xmsg){in[k].peer, 0, in[k].bytes, 0, 0};
-    if (!ok) { /* no memory: nothing kept, the next call plans again */
+    if (!ok) {
         ADIOI_EDONIO_Xlayout_free(x);
+        ADIOI_EDONIO_Xlayout_free(r->rec);
+        r->rec = r->rec_end = NULL;
+        r->rec_failed = 1;
         return NULL;
     }
-    ADIOI_EDONIO_Xlayout_free(pass->record->x);
-    pass->record->x = x;
+    if (r->rec_end != NULL)
+        r->rec_end->next = x;
+    else
+        r->rec = x;
+    r->rec_end = x;
     return x;
 }
 
-/* The write round of a kept exchange (pass->reuse): the data only. errno of a failure, or 0. */
-static int x_replay(const struct edonio_pass *pass, struct edonio_req *req, struct round *r)
+/*
+ * A write round of a kept exchange (x: pass->reuse's round r->index): the data only; the
+ * request's extents then stand where the recorded round left them. errno of a failure, or 0.
+ */
+static int x_replay(const struct edonio_pass *pass, struct edonio_req *req, struct round *r,
+                    struct edonio_xlayout *x, struct edonio_extents *ext)
 {
-    struct edonio_xlayout *x = pass->reuse;
     int me = pass->cache->rank, nrq = 0, err;
     MPI_Request *rq = malloc(((size_t)x->nout + (size_t)x->nin + 1) * sizeof(*rq));
     struct edonio_msg *in = calloc((size_t)x->nin + 1, sizeof(*in));
@@ -1051,16 +1081,11 @@ static int x_replay(const struct edonio_pass *pass, struct edonio_req *req, stru
     ADIOI_EDONIO_Msgs_free(in, x->nin, &r->bufs);
     ADIOI_EDONIO_Bufs_put(&r->bufs, sbuf);
     free(rq);
-    pass->st->exchanges_reused++;
+    ext->i = x->next_i;
+    ext->done = x->next_done;
+    if (r->index == 0)
+        pass->st->exchanges_reused++;
     return err;
-}
-
-static int any_typed(const struct round *r)
-{
-    for (int g = 0; g < r->nout; g++)
-        if (r->out[g].typed)
-            return 1;
-    return 0;
 }
 
 static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
@@ -1070,10 +1095,15 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
     struct edonio_msg *in;
     int nin, err = 0;
 
-    if (pass->op == EDONIO_COLL_WRITE && pass->reuse != NULL) { /* its only round */
-        err = x_replay(pass, req, r);
-        x->i = x->n; /* every extent done */
+    if (pass->op == EDONIO_COLL_WRITE && pass->reuse != NULL) {
+        struct edonio_xlayout *kept = pass->reuse;
+        for (int k = 0; k < r->index && kept != NULL; k++)
+            kept = kept->next;
+        if (kept == NULL) /* every process took the same recorded pass: its rounds are these */
+            MPI_Abort(pass->comm, 1);
+        err = x_replay(pass, req, r, kept, x);
         pass->st->coll_rounds++;
+        r->index++;
         return err;
     }
     if (!edonio_plan_cut(x, hi, c->hints.block_size, c->nprocs, add_piece, r) ||
@@ -1086,8 +1116,8 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
                 MPI_Abort(pass->comm, 1);
             ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin,
                                          &r->bufs);
-            if (pass->record != NULL && hi == EDONIO_PLAN_NONE && !any_typed(r))
-                ox = x_record(pass, r, r->sbuf_size, in, nin);
+            if (pass->record != NULL)
+                ox = x_record(pass, r, x, in, nin);
             err = apply_writes(pass, req, in, nin, ox);
             ADIOI_EDONIO_Msgs_free(in, nin, &r->bufs);
             break;
@@ -1103,6 +1133,7 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
             break;
     }
     pass->st->coll_rounds++;
+    r->index++;
     round_clear(r);
     return err;
 }
@@ -1163,6 +1194,10 @@ int ADIOI_EDONIO_Coll_run(const struct edonio_pass *pass, struct edonio_req *req
             err = e;
         if (all[1] == EDONIO_PLAN_NONE && anyone == NULL)
             break;
+    }
+    if (pass->record != NULL && pass->reuse == NULL) { /* this pass's exchange, kept (or none) */
+        ADIOI_EDONIO_Xlayout_free(pass->record->x);
+        pass->record->x = r.rec;
     }
     round_free(&r);
     return err;

@@ -92,8 +92,8 @@ struct edonio_pass {
     enum edonio_coll_keep keep;
     struct edonio_edges *edges; /* EDONIO_COLL_DETECT: the pairs found here */
     /* A write across nodes whose plan is kept (ad_edonio_sched.h): its exchange is recorded into
-     * record->x when the pass takes one round, stamped with call; or, when every process agreed
-     * to (io_coll.c, plan_write), the exchange recorded in reuse is made again: data only. */
+     * record->x, round by round, stamped with call; or, when every process agreed to (io_coll.c,
+     * plan_write), the exchange recorded in reuse is made again, round by round: data only. */
     struct edonio_sched *record;
     long long call;
     struct edonio_xlayout *reuse;

@@ -83,8 +83,8 @@ static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edo
     struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_WRITE, keep);
     int err = 0, e;
 
-    /* plan_write's pass, in one round: kept for the next call with this plan, or made again */
-    if (first != NULL && first[1] == EDONIO_PLAN_NONE && req->plan != NULL) {
+    /* plan_write's pass, round by round: kept for the next call with this plan, or made again */
+    if (first != NULL && req->plan != NULL) {
         pass.record = req->plan;
         pass.call = req->call;
         pass.reuse = same_exchange ? req->plan->x : NULL;

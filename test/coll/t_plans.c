@@ -20,8 +20,11 @@
  * planned and reused, on every process, and with test_across=1 (simulated nodes)
  * _exchanges_reused the writes whose exchange with the owners was made again (0 otherwise).
  *
+ * With test_min_rounds=N (edonio; a small cb_buffer_size) each repeated write of 1. must have
+ * taken N rounds at least: a kept exchange is made again round by round.
+ *
  *   t_plans FILE [KEY=VALUE...] [test_elems=N] [test_steps=N] [test_across=0|1]
- *           test_fs=edonio|ufs
+ *           [test_min_rounds=N] test_fs=edonio|ufs
  */
 #include "coll_test.h"
 
@@ -138,6 +141,7 @@ int main(int argc, char **argv)
     edonio = strcmp(ct_opt("fs", ""), "edonio") == 0;
     across = (int)ct_opt_ll("across", 0); /* on simulated nodes: writes go through the owners */
     int per = (int)ct_opt_ll("elems", 4096), steps = (int)ct_opt_ll("steps", 5);
+    long long min_rounds = ct_opt_ll("min_rounds", 0);
     long long total = (long long)per * ct_nprocs;
     MPI_Datatype view = make_view(total);
     long long *buf = malloc(sizeof(*buf) * (size_t)(elems + 1));
@@ -163,6 +167,11 @@ int main(int argc, char **argv)
     reused += steps - 1;
     xr += steps - 1;
     expect_plans(fh, made, reused, "repeated write_at_all");
+    if (edonio && min_rounds > 0) {
+        long long rounds = ct_stat(fh, "coll_rounds");
+        CT_CHECK(rounds >= min_rounds * steps, "%d writes took %lld rounds, expected %lld at least",
+                 steps, rounds, min_rounds * steps);
+    }
     for (int k = 0; k < elems; k++)
         want[k] = value(mine_g[k], steps - 1);
     read_check(fh, want, "read_at_all after the steps");
