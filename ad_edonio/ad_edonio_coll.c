@@ -764,7 +764,7 @@ struct edonio_xlayout {
      * norder of them, each's bytes rel[i] into its message; blocks: room for their blocks */
     struct edonio_wpiece *order;
     int64_t norder, *rel, *blocks;
-    int64_t next_i, next_done;    /* where the request's extents stand after this round */
+    int64_t next_i, next_done;   /* where the request's extents stand after this round */
     struct edonio_xlayout *next; /* the pass's next round, or NULL */
 };
 
@@ -987,8 +987,8 @@ static int any_typed(const struct round *r)
  * the next call plans again). x: the request's extents after the round.
  */
 static struct edonio_xlayout *x_record(const struct edonio_pass *pass, struct round *r,
-                                       const struct edonio_extents *ext, const struct edonio_msg *in,
-                                       int nin)
+                                       const struct edonio_extents *ext,
+                                       const struct edonio_msg *in, int nin)
 {
     struct edonio_xlayout *x = r->rec_failed || any_typed(r) ? NULL : calloc(1, sizeof(*x));
     int ok = x != NULL;
