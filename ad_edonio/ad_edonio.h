@@ -124,7 +124,7 @@ struct edonio_stats {
                                * others' writes where other nodes read them */
     long long plans_made;     /* collective calls that planned (romio_edonio_schedule_reuse) */
     long long plans_reused;   /* collective calls that took a kept plan */
-    long long exchanges_reused; /* collective writes across nodes that made a kept exchange again */
+    long long exchanges_reused; /* collective calls across nodes that made a kept exchange again */
 };
 
 struct edonio_cache;

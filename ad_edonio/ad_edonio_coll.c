@@ -139,8 +139,7 @@ void ADIOI_EDONIO_Req_init_coll(ADIO_File fd, struct edonio_req *req, int writin
                                        ? fd->fp_ind
                                        : fd->disp + (ADIO_Offset)fd->etype_size * offset,
                                    (ADIO_Offset)count * type_size};
-    if (writing)
-        h->scheds.writes++;
+    h->scheds.calls++;
     struct edonio_sched *plan = ADIOI_EDONIO_Sched_find(&h->scheds, &key);
     if (plan != NULL) {
         memset(req, 0, sizeof(*req));
@@ -153,7 +152,7 @@ void ADIOI_EDONIO_Req_init_coll(ADIO_File fd, struct edonio_req *req, int writin
         req->borrowed = 1;
         req->plan = plan;
         req->taken = 1;
-        req->call = h->scheds.writes;
+        req->call = h->scheds.calls;
         if (file_ptr_type == ADIO_INDIVIDUAL)
             fd->fp_ind = plan->fp_after;
         mem_init(&req->mem, buf, count, datatype);
@@ -166,7 +165,7 @@ void ADIOI_EDONIO_Req_init_coll(ADIO_File fd, struct edonio_req *req, int writin
                                 req->end, req->bytes, fd->fp_ind, 0,      NULL};
     req->plan = ADIOI_EDONIO_Sched_keep(&h->scheds, &made);
     req->borrowed = req->plan != NULL;
-    req->call = h->scheds.writes;
+    req->call = h->scheds.calls;
 }
 
 /* Pieces to deliver: n extents in file order, the bytes of extent k at where[k]. */
@@ -740,25 +739,31 @@ static struct edonio_wpiece *gather_pieces(const struct edonio_pass *pass, struc
 }
 
 /*
- * A collective write's exchange with the owners as one call made it, in one round (issue 43 A;
- * doc/design.md, "Plans reused"): where each piece's bytes go in the send buffer, the messages'
- * places and headers there, and the messages that came to this process. Made again only when
- * every process takes the exchange recorded in the same call (its stamp): then every process
- * sends what it sent then, so each receives what it received then, and the messages' sizes are
- * known: receives posted before the sends, no probing, no nonblocking barrier.
+ * A collective call's exchange with the owners as one call made it, round by round (issue 43 A;
+ * doc/design.md, "Plans reused"). A write's: where each piece's bytes go in the send buffer, the
+ * messages' places and headers there, and the messages that came to this process. A read's:
+ * where each piece's bytes arrive in the receive buffer, the owners' replies' places there, and,
+ * as an owner, which pieces each process asked for (their headers) and the size of its reply.
+ * Made again only when every process takes the exchange recorded in the same call (its stamp):
+ * then every process sends what it sent then, so each receives what it received then, and the
+ * messages' sizes are known: receives posted before the sends, no probing, no nonblocking
+ * barrier; a read sends no descriptions at all, only the replies.
  */
 struct edonio_xlayout {
-    long long stamp; /* the handle's collective write that recorded it: the same everywhere */
+    long long stamp; /* the handle's collective call that recorded it: the same everywhere */
     int64_t n;       /* pieces, in this process's stream order */
-    int64_t *pos;    /* where each one's bytes go in the send buffer */
+    int64_t *pos;    /* where each one's bytes go in the send buffer (a read's: receive buffer) */
     int64_t *len;    /* its length */
-    MPI_Count size;  /* of the send buffer */
-    char *headers;   /* the messages' headers, one after the other */
+    MPI_Count size;  /* of the send buffer (a read's: receive buffer) */
+    char *headers;   /* the messages' headers, one after the other (a read's: those that came) */
     int nout, nin;
     struct xmsg {
         int peer;
-        MPI_Count at, bytes; /* in the send buffer (out), or what arrives (in: at unused) */
-        MPI_Count hdr, hat;  /* out: its header's bytes, and where it is in headers */
+        MPI_Count at, bytes; /* in the send buffer (out), or what arrives (in: at unused); a
+                                read's: a reply's place in the receive buffer (out), or the
+                                bytes of the reply to send (in) */
+        MPI_Count hdr, hat;  /* a header's bytes, and where it is in headers: a write's out, a
+                                read's in */
     } * out, *in;
     /* the order in which this process, an owner, applied the pieces that came (file_order):
      * norder of them, each's bytes rel[i] into its message; blocks: room for their blocks */
@@ -863,7 +868,12 @@ static int apply_writes(const struct edonio_pass *pass, struct edonio_req *req,
  * A read: post the receives of the owners' replies, send the pieces' descriptions, serve what
  * came here and send it back, then take the replies into memory.
  */
-static int round_read(const struct edonio_pass *pass, struct edonio_req *req, struct round *r)
+static struct edonio_xlayout *x_record_read(const struct edonio_pass *pass, struct round *r,
+                                            const struct edonio_extents *ext,
+                                            const struct edonio_msg *in, int nin, MPI_Count size);
+
+static int round_read(const struct edonio_pass *pass, struct edonio_req *req, struct round *r,
+                      const struct edonio_extents *ext)
 {
     int me = pass->cache->rank, nin, nsend = 0, err = 0, e;
     MPI_Request *rq = malloc(((size_t)r->nout + 1) * sizeof(*rq));
@@ -919,6 +929,8 @@ static int round_read(const struct edonio_pass *pass, struct edonio_req *req, st
         ADIOI_EDONIO_Bufs_put(&r->bufs, reply[k]);
     free(reply);
     free(rq);
+    if (pass->record != NULL)
+        x_record_read(pass, r, ext, in, nin, total);
     ADIOI_EDONIO_Msgs_free(in, nin, &r->bufs);
     pack(req, r, r->rbuf, 1); /* pos: each piece's place in its owner's reply */
     return err;
@@ -970,6 +982,25 @@ void ADIOI_EDONIO_Xlayout_free(struct edonio_xlayout *x)
     free(x->rel);
     free(x->blocks);
     free(x);
+}
+
+/* Keep a round just recorded at the end of the pass's record (r->rec). */
+static void x_append(struct round *r, struct edonio_xlayout *x)
+{
+    if (r->rec_end != NULL)
+        r->rec_end->next = x;
+    else
+        r->rec = x;
+    r->rec_end = x;
+}
+
+/* Drop the pass's record: a round could not be recorded (x: its part made, or NULL). */
+static void x_fail(struct round *r, struct edonio_xlayout *x)
+{
+    ADIOI_EDONIO_Xlayout_free(x);
+    ADIOI_EDONIO_Xlayout_free(r->rec);
+    r->rec = r->rec_end = NULL;
+    r->rec_failed = 1;
 }
 
 static int any_typed(const struct round *r)
@@ -1024,18 +1055,119 @@ static struct edonio_xlayout *x_record(const struct edonio_pass *pass, struct ro
     for (int k = 0; ok && k < nin; k++)
         x->in[k] = (struct xmsg){in[k].peer, 0, in[k].bytes, 0, 0};
     if (!ok) {
-        ADIOI_EDONIO_Xlayout_free(x);
-        ADIOI_EDONIO_Xlayout_free(r->rec);
-        r->rec = r->rec_end = NULL;
-        r->rec_failed = 1;
+        x_fail(r, x);
         return NULL;
     }
-    if (r->rec_end != NULL)
-        r->rec_end->next = x;
-    else
-        r->rec = x;
-    r->rec_end = x;
+    x_append(r, x);
     return x;
+}
+
+/*
+ * Record a read round's exchange, as x_record a write's: this process's pieces' places in the
+ * receive buffer (size bytes) and the owners' replies there, and the requests that came here
+ * (in: their headers, kept to serve them again). NULL when not kept (no memory).
+ */
+static struct edonio_xlayout *x_record_read(const struct edonio_pass *pass, struct round *r,
+                                            const struct edonio_extents *ext,
+                                            const struct edonio_msg *in, int nin, MPI_Count size)
+{
+    struct edonio_xlayout *x = r->rec_failed ? NULL : calloc(1, sizeof(*x));
+    MPI_Count hbytes = 0, hat = 0;
+    const int64_t *hdr;
+    char *data;
+    int ok = x != NULL;
+
+    for (int k = 0; k < nin; k++)
+        hbytes += (MPI_Count)(2 * msg_pieces(&in[k], &hdr, &data) * sizeof(int64_t));
+    if (ok) {
+        *x = (struct edonio_xlayout){.stamp = pass->call,
+                                     .n = r->n,
+                                     .size = size,
+                                     .nout = r->nout,
+                                     .nin = nin,
+                                     .next_i = ext->i,
+                                     .next_done = ext->done};
+        x->pos = malloc(((size_t)r->n + 1) * sizeof(*x->pos));
+        x->len = malloc(((size_t)r->n + 1) * sizeof(*x->len));
+        x->headers = malloc((size_t)hbytes + 1);
+        x->out = malloc(((size_t)r->nout + 1) * sizeof(*x->out));
+        x->in = malloc(((size_t)nin + 1) * sizeof(*x->in));
+        ok = x->pos && x->len && x->headers && x->out && x->in;
+    }
+    for (int64_t k = 0; ok && k < r->n; k++) {
+        x->pos[k] = r->pos[k];
+        x->len[k] = r->piece[2 * k + 1];
+    }
+    for (int g = 0; ok && g < r->nout; g++)
+        x->out[g] = (struct xmsg){r->out[g].peer, r->rpos[g],
+                                  (g + 1 < r->nout ? r->rpos[g + 1] : size) - r->rpos[g], 0, 0};
+    for (int k = 0; ok && k < nin; k++) {
+        int64_t n = msg_pieces(&in[k], &hdr, &data);
+        MPI_Count bytes = 0;
+        for (int64_t j = 0; j < n; j++)
+            bytes += hdr[2 * j + 1];
+        x->in[k] = (struct xmsg){in[k].peer, 0, bytes, (MPI_Count)(2 * n * sizeof(int64_t)), hat};
+        memcpy(x->headers + hat, hdr, (size_t)x->in[k].hdr);
+        hat += x->in[k].hdr;
+    }
+    if (!ok) {
+        x_fail(r, x);
+        return NULL;
+    }
+    x_append(r, x);
+    return x;
+}
+
+/*
+ * A read round of a kept exchange (x: pass->reuse's round r->index): the receives of the owners'
+ * replies posted, the requests this process received then served again and sent back, no
+ * description sent; then the pieces into memory, and the extents where the round left them.
+ */
+static int x_replay_read(const struct edonio_pass *pass, struct edonio_req *req, struct round *r,
+                         struct edonio_xlayout *x, struct edonio_extents *ext)
+{
+    int me = pass->cache->rank, nrq = 0, err = 0, e;
+    MPI_Request *rq = malloc(((size_t)x->nout + (size_t)x->nin + 1) * sizeof(*rq));
+    char **reply = calloc((size_t)x->nin + 1, sizeof(*reply)), *self = NULL;
+    char *rbuf = ADIOI_EDONIO_Bufs_get(&r->bufs, (size_t)x->size + 1);
+
+    if (rq == NULL || reply == NULL || rbuf == NULL)
+        MPI_Abort(pass->comm, 1); /* a collective cannot be left half way */
+    for (int g = 0; g < x->nout; g++) {
+        if (x->out[g].peer == me)
+            self = rbuf + x->out[g].at;
+        else
+            MPI_Irecv_c(rbuf + x->out[g].at, x->out[g].bytes, MPI_BYTE, x->out[g].peer,
+                        EDONIO_TAG_REPLY, pass->comm, &rq[nrq++]);
+    }
+    for (int k = 0; k < x->nin; k++) {
+        char *to = x->in[k].peer == me
+                       ? self
+                       : (reply[k] = ADIOI_EDONIO_Bufs_get(&r->bufs, (size_t)x->in[k].bytes + 1));
+        if (to == NULL)
+            MPI_Abort(pass->comm, 1);
+        e = ADIOI_EDONIO_Cache_serve(pass->cache, pass->st,
+                                     (const int64_t *)(x->headers + x->in[k].hat),
+                                     x->in[k].hdr / (MPI_Count)(2 * sizeof(int64_t)), to);
+        if (e && !err)
+            err = e;
+        if (x->in[k].peer != me)
+            MPI_Isend_c(to, x->in[k].bytes, MPI_BYTE, x->in[k].peer, EDONIO_TAG_REPLY, pass->comm,
+                        &rq[nrq++]);
+    }
+    edonio_wait_all(ADIOI_EDONIO_Crowded(pass->comm), nrq, rq);
+    for (int k = 0; k < x->nin; k++)
+        ADIOI_EDONIO_Bufs_put(&r->bufs, reply[k]);
+    for (int64_t k = 0; k < x->n; k++)
+        ADIOI_EDONIO_Mem_copy(&req->mem, rbuf + x->pos[k], x->len[k], 1);
+    ADIOI_EDONIO_Bufs_put(&r->bufs, rbuf);
+    free(reply);
+    free(rq);
+    ext->i = x->next_i;
+    ext->done = x->next_done;
+    if (r->index == 0)
+        pass->st->exchanges_reused++;
+    return err;
 }
 
 /*
@@ -1095,13 +1227,14 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
     struct edonio_msg *in;
     int nin, err = 0;
 
-    if (pass->op == EDONIO_COLL_WRITE && pass->reuse != NULL) {
+    if (pass->reuse != NULL) {
         struct edonio_xlayout *kept = pass->reuse;
         for (int k = 0; k < r->index && kept != NULL; k++)
             kept = kept->next;
         if (kept == NULL) /* every process took the same recorded pass: its rounds are these */
             MPI_Abort(pass->comm, 1);
-        err = x_replay(pass, req, r, kept, x);
+        err = pass->op == EDONIO_COLL_WRITE ? x_replay(pass, req, r, kept, x)
+                                            : x_replay_read(pass, req, r, kept, x);
         pass->st->coll_rounds++;
         r->index++;
         return err;
@@ -1123,7 +1256,7 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
             break;
         }
         case EDONIO_COLL_READ:
-            err = round_read(pass, req, r);
+            err = round_read(pass, req, r, x);
             break;
         case EDONIO_COLL_DETECT:
             ADIOI_EDONIO_Sparse_exchange(pass->comm, EDONIO_TAG_PIECES, r->out, r->nout, &in, &nin,

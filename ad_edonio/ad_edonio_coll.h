@@ -64,7 +64,7 @@ struct edonio_req {
     int borrowed; /* off and len belong to a kept plan (ad_edonio_sched.h): not freed here */
     struct edonio_sched *plan; /* that plan (a collective call's, made or taken), or NULL */
     int taken;                 /* the plan was an earlier call's: the same pattern again */
-    long long call;            /* a collective write's number on the handle (sched.writes) */
+    long long call;            /* the collective call's number on the handle (sched.calls) */
 };
 
 /* What a pass does at the owners. */

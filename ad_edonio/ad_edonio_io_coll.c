@@ -153,6 +153,15 @@ static int direct_costs_more(const struct edonio_req *req, ADIO_Offset bs)
     return req->n > blocks;
 }
 
+/* The call whose exchange this process keeps for this pattern (-1: none): plan_write and
+ * plan_read make it again only when it is the same one on every process (ad_edonio_coll.c, "a
+ * kept exchange"); otherwise every process plans afresh. */
+static long long kept_stamp(const struct edonio_req *req)
+{
+    return req->plan != NULL && req->plan->x != NULL ? ADIOI_EDONIO_Xlayout_stamp(req->plan->x)
+                                                     : -1;
+}
+
 static struct write_plan plan_write(ADIO_File fd, struct edonio_cache *c,
                                     const struct edonio_req *req)
 {
@@ -166,10 +175,7 @@ static struct write_plan plan_write(ADIO_File fd, struct edonio_cache *c,
     ADIOI_EDONIO_Coll_window(req, chunk, mine);
     mine[2] = -hold;
     mine[3] = -ADIOI_EDONIO_Cache_may_deliver(c);
-    /* The call whose exchange this process keeps for this pattern (-1: none): the same one on
-     * every process, or every process plans afresh (ad_edonio_coll.c, "a kept exchange"). */
-    mine[4] =
-        req->plan != NULL && req->plan->x != NULL ? ADIOI_EDONIO_Xlayout_stamp(req->plan->x) : -1;
+    mine[4] = kept_stamp(req);
     mine[5] = -mine[4];
     ADIOI_EDONIO_Reduce_small(fd->comm, MPI_MIN, 6, mine, all);
     return (struct write_plan){
@@ -250,20 +256,29 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
  * back, its description sent (16 bytes) and its lookup in the owner's cache: counted as its bytes
  * and EDONIO_READ_PIECE_COST more (measured below), against the file's bytes at twice the price
  * of the network's. Counted by each process for its own request, and carried in plan_read's
- * reduction. Not for a call that takes a kept plan (a pattern read again): its node reads the
- * blocks into its cache once, and the next calls find them there with no message.
+ * reduction.
+ *
+ * A pattern read again (a kept plan taken) weighs the file's bytes against the pieces' bytes
+ * alone: through the owners its exchange is kept, and made again from the next call on, with no
+ * description sent (plan_read). Where its node kept the blocks the first call read (a read-only
+ * cache fills them for the node) nothing is read from the file and it stays on the node, with no
+ * message; where the node did not keep them (a cache that may be written reads a span into a
+ * buffer of the call), every call would read them from the file again. perf's plans case (100
+ * reads of a shuffled view, 4 ranks, pfsemu): 24 ms a call through the nodes, 16 ms through the
+ * owners with the exchange made again, on 4 single-process nodes; 20 and 16 ms on 2 nodes of 2.
  */
 enum { EDONIO_READ_PIECE_COST = 32 };
 
 static int read_costs_more(struct edonio_cache *c, const struct edonio_req *req)
 {
     ADIO_Offset bs = c->hints.block_size, size = ADIOI_EDONIO_Size_reaching(c, req->end);
-    ADIO_Offset uncached = 0, owners = req->bytes + EDONIO_READ_PIECE_COST * (ADIO_Offset)req->n;
+    ADIO_Offset uncached = 0,
+                limit = req->taken
+                            ? req->bytes
+                            : 2 * (req->bytes + EDONIO_READ_PIECE_COST * (ADIO_Offset)req->n);
     int64_t last = -1;
 
-    if (req->taken)
-        return 0;
-    for (int64_t i = 0; i < req->n && uncached <= 2 * owners; i++) {
+    for (int64_t i = 0; i < req->n && uncached <= limit; i++) {
         if (req->len[i] <= 0)
             continue;
         int64_t b = req->off[i] / bs, end = (req->off[i] + req->len[i] - 1) / bs;
@@ -273,7 +288,7 @@ static int read_costs_more(struct edonio_cache *c, const struct edonio_req *req)
         }
         last = end > last ? end : last;
     }
-    return uncached > 2 * owners;
+    return uncached > limit;
 }
 
 /* How a collective read across nodes goes (plan_read). */
@@ -281,6 +296,7 @@ struct read_plan {
     int owners;          /* through the owners */
     int deliver;         /* then: a remote segment may hold dirty bytes, delivered first */
     long long window[2]; /* then: the pass's first window (ADIOI_EDONIO_Coll_window) */
+    int same_exchange;   /* then: every process keeps the exchange of one same earlier call */
 };
 
 /*
@@ -291,29 +307,44 @@ struct read_plan {
  * process wrote only once its node's remote segments delivered it: a delivery first, unless no
  * remote segment holds a dirty byte (ADIOI_EDONIO_Cache_may_deliver). Reads through each node
  * show their own node's writes without one, and anything MPI entitles a process to see either way
- * (MPI-3.1 13.6.1: others' writes after sync-barrier-sync, which a sync delivers). Collective: one
- * reduction, which also finds the pass's first window.
+ * (MPI-3.1 13.6.1: others' writes after sync-barrier-sync, which a sync delivers). Also through
+ * the owners when every process keeps the exchange of one same earlier read (a pattern read
+ * again whose first call went through the owners), which is then made again, as plan_write's.
+ * Collective: one reduction, which also finds the pass's first window.
  */
 static struct read_plan plan_read(ADIO_File fd, struct edonio_cache *c,
                                   const struct edonio_req *req)
 {
-    long long mine[4], all[4];
+    long long mine[6], all[6];
 
     ADIOI_EDONIO_Coll_window(req, ADIOI_EDONIO_Coll_budget(fd), mine);
     mine[2] = -read_costs_more(c, req);
     mine[3] = -ADIOI_EDONIO_Cache_may_deliver(c);
-    ADIOI_EDONIO_Reduce_small(fd->comm, MPI_MIN, 4, mine, all);
-    if (all[2] == 0) /* no delivery follows: the next answer says it again */
+    mine[4] = kept_stamp(req);
+    mine[5] = -mine[4];
+    ADIOI_EDONIO_Reduce_small(fd->comm, MPI_MIN, 6, mine, all);
+    int same = all[4] >= 0 && all[4] == -all[5];
+    if (all[2] == 0 && !same) /* no delivery follows: the next answer says it again */
         ADIOI_EDONIO_Cache_undelivered(c, mine[3] != 0);
-    return (struct read_plan){all[2] != 0, all[3] != 0, {all[0], all[1]}};
+    return (struct read_plan){all[2] != 0 || same, all[3] != 0, {all[0], all[1]}, same};
 }
 
-/* A read pass through the owners, after a delivery if asked; first as in write_through_owners. */
+/*
+ * A read pass through the owners, after a delivery if asked; first and same_exchange as in
+ * write_through_owners.
+ */
 static int read_through_owners(ADIO_File fd, struct edonio_cache *c, struct edonio_req *req,
-                               enum edonio_deliver deliver, const long long *first)
+                               enum edonio_deliver deliver, const long long *first,
+                               int same_exchange)
 {
     struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_READ, EDONIO_KEEP_ALL);
     int err = 0, e;
+
+    if (first != NULL && req->plan != NULL) { /* plan_read's pass: kept, or made again */
+        pass.record = req->plan;
+        pass.call = req->call;
+        pass.reuse = same_exchange ? req->plan->x : NULL;
+    }
 
     if (deliver != EDONIO_NO_DELIVERY) /* the owners must have this process's own writes */
         err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1,
@@ -334,13 +365,14 @@ static int read_coll(ADIO_File fd, struct edonio_cache *c, struct edonio_req *re
         return ADIOI_EDONIO_Locked_io(fd, req, 0);
     if (owners_may && !coll_auto)
         return read_through_owners(fd, c, req, c->nodes_apart ? EDONIO_DELIVER : EDONIO_NO_DELIVERY,
-                                   NULL);
+                                   NULL, 0);
     if (owners_may && !fd->atomicity && c->nodes_apart &&
         c->hints.read_fill == EDONIO_READ_FILL_BLOCK) {
         struct read_plan plan = plan_read(fd, c, req);
         if (plan.owners) /* the reduction has every process in the call: no barrier */
-            return read_through_owners(
-                fd, c, req, plan.deliver ? EDONIO_DELIVER_ALL_IN : EDONIO_NO_DELIVERY, plan.window);
+            return read_through_owners(fd, c, req,
+                                       plan.deliver ? EDONIO_DELIVER_ALL_IN : EDONIO_NO_DELIVERY,
+                                       plan.window, plan.same_exchange);
     }
     if (fd->atomicity) /* every process's earlier atomic writes are done (ad_edonio_atomic.c) */
         ADIOI_EDONIO_Barrier(fd->comm);

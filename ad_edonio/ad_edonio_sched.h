@@ -48,7 +48,7 @@ struct edonio_scheds {
     struct edonio_sched *s;
     int n, max;
     uint64_t clock;
-    long long writes; /* collective writes so far: the same count on every process */
+    long long calls; /* collective reads and writes so far: the same count on every process */
 };
 
 /* The plan for key, or NULL; taken now. */

@@ -13,12 +13,17 @@
  *     plans (the next call plans afresh);
  *   romio_edonio_schedule_reuse=false set by MPI_File_set_info: no reuse; true again: reuse;
  *   the individual file pointer (MPI_File_write_all after a seek) ends where it must;
- *   two offsets in turn with romio_edonio_schedules=1: no reuse; with 2: reuse.
+ *   two offsets in turn with romio_edonio_schedules=1: no reuse; with 2: reuse;
+ *   a sparse view (every 64th element of each rank's) read 3 times: across nodes such a read
+ *     goes through the owners (its node would read whole blocks for a few bytes), and the next
+ *     reads make its exchange again; then rank 0 alone reads half of it, and every rank all of it
+ *     twice (the first plans its exchange afresh, the second makes it again), as for writes.
  * The file's final contents are the program's model's (checked by reading with POSIX after the
  * close), so the run script compares an edonio run's file with a ufs run's byte for byte. With
  * test_fs=edonio the counters romio_edonio_stats_plans_made and _plans_reused must say what was
  * planned and reused, on every process, and with test_across=1 (simulated nodes)
- * _exchanges_reused the writes whose exchange with the owners was made again (0 otherwise).
+ * _exchanges_reused the writes and reads whose exchange with the owners was made again (0
+ * otherwise).
  *
  * With test_min_rounds=N (edonio; a small cb_buffer_size) each repeated write of 1. must have
  * taken N rounds at least: a kept exchange is made again round by round.
@@ -29,7 +34,7 @@
 #include "coll_test.h"
 
 static int elems, edonio, across;
-static long long xr;      /* writes whose exchange with the owners was made again (across nodes) */
+static long long xr;      /* calls whose exchange with the owners was made again (across nodes) */
 static long long *mine_g; /* this rank's global indices, in file order */
 static int *mem_at;       /* element k of the view is at mem_at[k] in memory */
 
@@ -129,6 +134,54 @@ static void read_check(MPI_File fh, const long long *want, const char *what)
 static void set_view(MPI_File fh, MPI_Datatype view)
 {
     CT_MPI(MPI_File_set_view(fh, 0, MPI_LONG_LONG, view, "native", MPI_INFO_NULL));
+}
+
+/* Read this rank's sparse elements (every 64th of its own, the first n of them); record 0 holds
+ * step 132's values. */
+static void sparse_read(MPI_File fh, int n, const char *what)
+{
+    long long *got = malloc(sizeof(*got) * (size_t)(n + 1));
+    int bad = 0;
+
+    CT_MPI(MPI_File_read_at_all(fh, 0, got, n, MPI_LONG_LONG, MPI_STATUS_IGNORE));
+    for (int k = 0; k < n; k++)
+        bad += got[k] != value(mine_g[64 * k], 132);
+    CT_CHECK(bad == 0, "%s: %d of %d sparse elements wrong", what, bad, n);
+    free(got);
+}
+
+static void read_sparse(MPI_File fh, long long *made, long long *reused)
+{
+    int n = (elems + 63) / 64, *disp = malloc(sizeof(*disp) * (size_t)(n + 1));
+    long long mine = elems, total = 0;
+    MPI_Datatype blocks, view;
+
+    for (int k = 0; k < n; k++)
+        disp[k] = (int)mine_g[64 * k];
+    MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Type_create_indexed_block(n, 1, disp, MPI_LONG_LONG, &blocks);
+    MPI_Type_create_resized(blocks, 0, total * 8, &view);
+    MPI_Type_commit(&view);
+    MPI_Type_free(&blocks);
+    free(disp);
+    /* as on a parallel file system (on a local one, auto reads no more than asked, by nodes) */
+    ct_set_hint(fh, "romio_edonio_read_fill", "block");
+    set_view(fh, view);
+    for (int s = 0; s < 3; s++)
+        sparse_read(fh, n, "sparse read_at_all");
+    *made += 1;
+    *reused += 2;
+    xr += 2;
+    expect_plans(fh, *made, *reused, "sparse reads");
+    sparse_read(fh, ct_rank == 0 ? n / 2 : n, "one rank's smaller sparse read");
+    *made += ct_rank == 0;
+    *reused += ct_rank != 0;
+    for (int s = 0; s < 2; s++)
+        sparse_read(fh, n, "the whole sparse read again");
+    *reused += 2;
+    xr += 1;
+    expect_plans(fh, *made, *reused, "sparse reads after one rank's change");
+    MPI_Type_free(&view);
 }
 
 int main(int argc, char **argv)
@@ -285,6 +338,9 @@ int main(int argc, char **argv)
         snprintf(what, sizeof(what), "two offsets in turn, romio_edonio_schedules=%d", kept);
         expect_plans(fh, made, reused, what);
     }
+
+    /* 7. Sparse reads: through the owners across nodes, their exchange made again. */
+    read_sparse(fh, &made, &reused);
     CT_MPI(MPI_File_close(&fh));
 
     /* The file: the model, read with POSIX: step 133's values in both records. */
