@@ -26,3 +26,17 @@ case $EDONIO_MPI in
         : "${MPIEXEC:=mpiexec.mpich}"
         ;;
 esac
+
+# node_parts NODES PPN PROGRAM ARGS...: MPICH mpiexec's arguments after its options, in the array
+# parts, for NODES simulated nodes of PPN processes each (with MPIR_CVAR_NUM_CLIQUES=NODES in the
+# environment): one part a node, its processes given one EDONIO_TEST_NODE value (edonio's node;
+# MPICH's cliques take consecutive ranks, so part k is clique k); perf/README.md, "Simulated nodes".
+node_parts() {
+    local nodes=$1 ppn=$2 k
+    shift 2
+    parts=()
+    for ((k = 0; k < nodes; k++)); do
+        [ "$k" -eq 0 ] || parts+=(:)
+        parts+=(-n "$ppn" -env EDONIO_TEST_NODE "node$k" "$@")
+    done
+}
