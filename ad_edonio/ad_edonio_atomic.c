@@ -167,6 +167,8 @@ int ADIOI_EDONIO_Coloured_write(const struct edonio_pass *pass, struct edonio_re
 
     detect.op = EDONIO_COLL_DETECT;
     detect.edges = &edges;
+    detect.record = each.record = NULL; /* no kept exchange: a pass per colour, and atomic */
+    detect.reuse = each.reuse = NULL;
     err = ADIOI_EDONIO_Coll_run(&detect, req, 1, NULL, NULL);
     edonio_edges_unique(&edges);
     n = neighbours(pass->comm, &edges, &nbr);

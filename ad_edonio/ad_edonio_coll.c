@@ -374,8 +374,10 @@ struct round {
     /* sbuf, rbuf, the messages that arrive, a read's replies: kept for the next round */
     struct edonio_bufs bufs;
     int index;                            /* the round's, in its pass, from 0 */
-    struct edonio_xlayout *rec, *rec_end; /* a write's exchange recorded round by round */
+    struct edonio_xlayout *rec, *rec_end; /* the pass's exchange recorded round by round */
     int rec_failed;                       /* a round could not be recorded: none kept */
+    MPI_Count rec_bytes;                  /* the record's memory so far (x_fits) */
+    struct edonio_xlayout *replay;        /* the kept round this round makes again */
 };
 
 static void round_clear(struct round *r)
@@ -960,7 +962,6 @@ static void detect(const struct edonio_pass *pass, struct edonio_msg *in, int ni
     free(s);
 }
 
-/* One round of the pass over [lo, hi); errno of this process's first failure, or 0. */
 /* ------------------------------------------------------------------ a kept exchange */
 
 long long ADIOI_EDONIO_Xlayout_stamp(const struct edonio_xlayout *x)
@@ -970,18 +971,19 @@ long long ADIOI_EDONIO_Xlayout_stamp(const struct edonio_xlayout *x)
 
 void ADIOI_EDONIO_Xlayout_free(struct edonio_xlayout *x)
 {
-    if (x == NULL)
-        return;
-    ADIOI_EDONIO_Xlayout_free(x->next);
-    free(x->pos);
-    free(x->len);
-    free(x->headers);
-    free(x->out);
-    free(x->in);
-    free(x->order);
-    free(x->rel);
-    free(x->blocks);
-    free(x);
+    while (x != NULL) { /* the rounds of a pass, one after the other */
+        struct edonio_xlayout *next = x->next;
+        free(x->pos);
+        free(x->len);
+        free(x->headers);
+        free(x->out);
+        free(x->in);
+        free(x->order);
+        free(x->rel);
+        free(x->blocks);
+        free(x);
+        x = next;
+    }
 }
 
 /* Keep a round just recorded at the end of the pass's record (r->rec). */
@@ -992,6 +994,21 @@ static void x_append(struct round *r, struct edonio_xlayout *x)
     else
         r->rec = x;
     r->rec_end = x;
+}
+
+/*
+ * Count a round's record against the memory the pass may keep (pass->kept_max: the handle's
+ * kept exchanges together at most its cache's memory, romio_edonio_cache_size, so 16 MiB a pass
+ * by default): 1 while the pass's record fits. Per piece, a write's round keeps 32 bytes on the
+ * sending side (its place, its length, its description) and 56 on the owner's (the order of
+ * application, pieces_in_order), about 11 times the data for 8-byte pieces: a pass larger than
+ * that plans afresh at every call, as before exchanges were kept, rather than hold memory outside
+ * the cache's budget for a pattern that may not come again.
+ */
+static int x_fits(const struct edonio_pass *pass, struct round *r, MPI_Count bytes)
+{
+    r->rec_bytes += bytes;
+    return r->rec_bytes <= (MPI_Count)pass->kept_max;
 }
 
 /* Drop the pass's record: a round could not be recorded (x: its part made, or NULL). */
@@ -1014,14 +1031,23 @@ static int any_typed(const struct round *r)
 /*
  * Record a write round's exchange (no message typed), after the pass's earlier rounds (r->rec;
  * ADIOI_EDONIO_Coll_run keeps the whole pass in pass->record): the layout (its order is added as
- * the pieces are applied), or NULL (no memory, or a message typed: nothing of the pass is kept,
- * the next call plans again). x: the request's extents after the round.
+ * the pieces are applied), or NULL (no memory, more than x_fits allows, or a message typed:
+ * nothing of the pass is kept, the next call plans again). ext: the request's extents after the
+ * round.
  */
 static struct edonio_xlayout *x_record(const struct edonio_pass *pass, struct round *r,
                                        const struct edonio_extents *ext,
                                        const struct edonio_msg *in, int nin)
 {
-    struct edonio_xlayout *x = r->rec_failed || any_typed(r) ? NULL : calloc(1, sizeof(*x));
+    MPI_Count received = 0;
+    const int64_t *hdr;
+    char *data;
+
+    for (int k = 0; k < nin; k++)
+        received += msg_pieces(&in[k], &hdr, &data);
+    int fits = x_fits(pass, r, (MPI_Count)(32 * r->n + 56 * received + 64 * (r->nout + nin)));
+    struct edonio_xlayout *x =
+        !fits || r->rec_failed || any_typed(r) ? NULL : calloc(1, sizeof(*x));
     int ok = x != NULL;
 
     if (ok) {
@@ -1071,14 +1097,15 @@ static struct edonio_xlayout *x_record_read(const struct edonio_pass *pass, stru
                                             const struct edonio_extents *ext,
                                             const struct edonio_msg *in, int nin, MPI_Count size)
 {
-    struct edonio_xlayout *x = r->rec_failed ? NULL : calloc(1, sizeof(*x));
     MPI_Count hbytes = 0, hat = 0;
     const int64_t *hdr;
     char *data;
-    int ok = x != NULL;
 
     for (int k = 0; k < nin; k++)
         hbytes += (MPI_Count)(2 * msg_pieces(&in[k], &hdr, &data) * sizeof(int64_t));
+    int fits = x_fits(pass, r, (MPI_Count)(16 * r->n) + hbytes + 64 * (r->nout + nin));
+    struct edonio_xlayout *x = !fits || r->rec_failed ? NULL : calloc(1, sizeof(*x));
+    int ok = x != NULL;
     if (ok) {
         *x = (struct edonio_xlayout){.stamp = pass->call,
                                      .n = r->n,
@@ -1220,6 +1247,7 @@ static int x_replay(const struct edonio_pass *pass, struct edonio_req *req, stru
     return err;
 }
 
+/* One round of the pass over [lo, hi); errno of this process's first failure, or 0. */
 static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
                     struct edonio_extents *x, int64_t hi, struct round *r)
 {
@@ -1227,12 +1255,11 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
     struct edonio_msg *in;
     int nin, err = 0;
 
-    if (pass->reuse != NULL) {
-        struct edonio_xlayout *kept = pass->reuse;
-        for (int k = 0; k < r->index && kept != NULL; k++)
-            kept = kept->next;
+    if (pass->reuse != NULL && pass->op != EDONIO_COLL_DETECT) {
+        struct edonio_xlayout *kept = r->index == 0 ? pass->reuse : r->replay->next;
         if (kept == NULL) /* every process took the same recorded pass: its rounds are these */
             MPI_Abort(pass->comm, 1);
+        r->replay = kept;
         err = pass->op == EDONIO_COLL_WRITE ? x_replay(pass, req, r, kept, x)
                                             : x_replay_read(pass, req, r, kept, x);
         pass->st->coll_rounds++;

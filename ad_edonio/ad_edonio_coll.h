@@ -91,12 +91,14 @@ struct edonio_pass {
     enum edonio_coll_op op;
     enum edonio_coll_keep keep;
     struct edonio_edges *edges; /* EDONIO_COLL_DETECT: the pairs found here */
-    /* A write across nodes whose plan is kept (ad_edonio_sched.h): its exchange is recorded into
-     * record->x, round by round, stamped with call; or, when every process agreed to (io_coll.c,
-     * plan_write), the exchange recorded in reuse is made again, round by round: data only. */
+    /* A write or a read across nodes whose plan is kept (ad_edonio_sched.h): its exchange is
+     * recorded into record->x, round by round, stamped with call; or, when every process agreed
+     * to (io_coll.c, plan_write and plan_read), the exchange recorded in reuse is made again,
+     * round by round: data only. Neither for a DETECT pass or an atomic write's colours. */
     struct edonio_sched *record;
     long long call;
     struct edonio_xlayout *reuse;
+    ADIO_Offset kept_max; /* the memory a recorded pass may keep, all its rounds */
 };
 
 void ADIOI_EDONIO_Req_init(ADIO_File fd, struct edonio_req *req, const void *buf, int count,

@@ -36,12 +36,15 @@ static struct edonio_cache *coll_cache(ADIO_File fd)
 static struct edonio_pass pass_of(ADIO_File fd, struct edonio_cache *c, enum edonio_coll_op op,
                                   enum edonio_coll_keep keep)
 {
+    int kept = edonio_handle(fd)->hints.schedules;
     struct edonio_pass p = {.cache = c,
                             .comm = fd->comm,
                             .st = &edonio_handle(fd)->stats,
                             .budget = ADIOI_EDONIO_Coll_budget(fd),
                             .op = op,
-                            .keep = keep};
+                            .keep = keep,
+                            /* the kept exchanges of the handle: at most its cache's memory */
+                            .kept_max = c->hints.cache_size / (kept > 0 ? kept : 1)};
     return p;
 }
 
@@ -235,9 +238,10 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
     }
     ADIOI_EDONIO_Req_init_coll(fd, &req, 1, buf, count, datatype, file_ptr_type, offset);
     err = req.bytes > 0 ? ADIOI_EDONIO_Cache_check(c, req.start, req.end - req.start) : 0;
-    if (err) { /* take part with nothing: the others are in the call */
+    if (err) { /* take part with nothing: the others are in the call; no exchange kept */
         req.n = 0;
         req.bytes = 0;
+        req.plan = NULL;
     }
     c->wrote |= req.bytes > 0;
     int e = write_coll(fd, c, &req);
@@ -258,14 +262,17 @@ void ADIOI_EDONIO_WriteStridedColl(ADIO_File fd, const void *buf, int count,
  * of the network's. Counted by each process for its own request, and carried in plan_read's
  * reduction.
  *
- * A pattern read again (a kept plan taken) weighs the file's bytes against the pieces' bytes
- * alone: through the owners its exchange is kept, and made again from the next call on, with no
- * description sent (plan_read). Where its node kept the blocks the first call read (a read-only
- * cache fills them for the node) nothing is read from the file and it stays on the node, with no
- * message; where the node did not keep them (a cache that may be written reads a span into a
- * buffer of the call), every call would read them from the file again. perf's plans case (100
- * reads of a shuffled view, 4 ranks, pfsemu): 24 ms a call through the nodes, 16 ms through the
- * owners with the exchange made again, on 4 single-process nodes; 20 and 16 ms on 2 nodes of 2.
+ * A pattern read again (a kept plan taken) in a read-only cache whose reads fill the node's
+ * cache (ADIOI_EDONIO_Cache_fills) stays on the node: its node reads the blocks into its cache
+ * once, and the next calls find them there with no message. Elsewhere a node does not keep them
+ * (a cache that may be written reads a span into a buffer of the call) and would read them from
+ * the file at every call: such a pattern weighs the file's bytes against its pieces' bytes alone,
+ * since through the owners its exchange is kept and made again from the next call on, with no
+ * description sent (plan_read). A pattern read exactly twice may then pay a pass through the
+ * owners at its second call that the node would have made faster. perf's plans case (100 reads
+ * of a shuffled view, 4 ranks, pfsemu, a handle that writes too): 24 ms a call through the
+ * nodes, 20 ms through the owners with the exchange made again (4 ms steps: the scheduler's tick
+ * on these oversubscribed cores), and 735 MB read from the file against 8.4 MB.
  */
 enum { EDONIO_READ_PIECE_COST = 32 };
 
@@ -278,6 +285,8 @@ static int read_costs_more(struct edonio_cache *c, const struct edonio_req *req)
                             : 2 * (req->bytes + EDONIO_READ_PIECE_COST * (ADIO_Offset)req->n);
     int64_t last = -1;
 
+    if (req->taken && ADIOI_EDONIO_Cache_fills(c))
+        return 0;
     for (int64_t i = 0; i < req->n && uncached <= limit; i++) {
         if (req->len[i] <= 0)
             continue;
@@ -307,9 +316,9 @@ struct read_plan {
  * process wrote only once its node's remote segments delivered it: a delivery first, unless no
  * remote segment holds a dirty byte (ADIOI_EDONIO_Cache_may_deliver). Reads through each node
  * show their own node's writes without one, and anything MPI entitles a process to see either way
- * (MPI-3.1 13.6.1: others' writes after sync-barrier-sync, which a sync delivers). Also through
- * the owners when every process keeps the exchange of one same earlier read (a pattern read
- * again whose first call went through the owners), which is then made again, as plan_write's.
+ * (MPI-3.1 13.6.1: others' writes after sync-barrier-sync, which a sync delivers). Through the
+ * owners, when every process keeps the exchange of one same earlier read (a pattern read again
+ * that went through the owners before), that exchange is made again, as plan_write's.
  * Collective: one reduction, which also finds the pass's first window.
  */
 static struct read_plan plan_read(ADIO_File fd, struct edonio_cache *c,
@@ -323,10 +332,10 @@ static struct read_plan plan_read(ADIO_File fd, struct edonio_cache *c,
     mine[4] = kept_stamp(req);
     mine[5] = -mine[4];
     ADIOI_EDONIO_Reduce_small(fd->comm, MPI_MIN, 6, mine, all);
-    int same = all[4] >= 0 && all[4] == -all[5];
-    if (all[2] == 0 && !same) /* no delivery follows: the next answer says it again */
+    int owners = all[2] != 0, same = all[4] >= 0 && all[4] == -all[5];
+    if (!owners) /* no delivery follows: the next answer says it again */
         ADIOI_EDONIO_Cache_undelivered(c, mine[3] != 0);
-    return (struct read_plan){all[2] != 0 || same, all[3] != 0, {all[0], all[1]}, same};
+    return (struct read_plan){owners, all[3] != 0, {all[0], all[1]}, owners && same};
 }
 
 /*
@@ -395,9 +404,10 @@ void ADIOI_EDONIO_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dataty
     }
     ADIOI_EDONIO_Req_init_coll(fd, &req, 0, buf, count, datatype, file_ptr_type, offset);
     err = req.bytes > 0 ? ADIOI_EDONIO_Range_check(req.start, req.end - req.start) : 0;
-    if (err) { /* take part with nothing: the others are in the call */
+    if (err) { /* take part with nothing: the others are in the call; no exchange kept */
         req.n = 0;
         req.bytes = 0;
+        req.plan = NULL;
     }
     int e = read_coll(fd, c, &req);
     err = err ? err : e;

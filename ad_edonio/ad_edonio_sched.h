@@ -6,9 +6,10 @@
  * asks for the same file extents every time. The plan of such a call, the extents ROMIO's
  * ADIOI_Calc_my_off_len walks the filetype for, is kept by the handle and taken again when a call
  * of the same kind asks for the same bytes at the same place through the same view: each process
- * decides that alone. Across nodes a write's exchange with the owners is kept with the plan it
- * used (struct edonio_xlayout, ad_edonio_coll.c) and made again only when every process keeps
- * the exchange of the same earlier call (ad_edonio_io_coll.c, plan_write). A new view or new
+ * decides that alone. Across nodes a write's or a read's exchange with the owners is kept with
+ * the plan it used (struct edonio_xlayout, ad_edonio_coll.c) and made again only when every
+ * process keeps the exchange of the same earlier call (ad_edonio_io_coll.c, plan_write and
+ * plan_read). A new view or new
  * hints (ADIOI_EDONIO_SetInfo: MPI_File_set_view and MPI_File_set_info call it), a new size and
  * the close drop every plan.
  */
@@ -27,7 +28,7 @@ struct edonio_sched_key {
     ADIO_Offset size; /* its bytes: count * the size of the memory type */
 };
 
-/* A collective write's exchange with the owners, as one call made it (ad_edonio_coll.c). */
+/* A collective call's exchange with the owners, as one call made it (ad_edonio_coll.c). */
 struct edonio_xlayout;
 void ADIOI_EDONIO_Xlayout_free(struct edonio_xlayout *x);
 long long ADIOI_EDONIO_Xlayout_stamp(const struct edonio_xlayout *x);
@@ -40,7 +41,7 @@ struct edonio_sched {
     ADIO_Offset start, end, bytes; /* the first byte, one past the last, in all (edonio_req) */
     ADIO_Offset fp_after;          /* fd->fp_ind after the call */
     uint64_t used;                 /* when it was last taken (the least recently used goes first) */
-    struct edonio_xlayout *x;      /* the exchange a write across nodes made with it, or NULL */
+    struct edonio_xlayout *x;      /* the exchange a call across nodes made with it, or NULL */
 };
 
 /* A handle's plans: at most max (romio_edonio_schedules); none when reuse is off. */

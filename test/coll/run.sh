@@ -338,10 +338,12 @@ test_plans() {
         fi
     done
     # passes of several rounds (a round's budget is cb_buffer_size, at least a block: 32 KiB a
-    # rank in 8 KiB, 4 rounds at least) keep their exchanges round by round; the file is ufs's
+    # rank in 8 KiB, 4 rounds at least; the sparse reads, every 4th element, 8 KiB in 2) keep
+    # their exchanges round by round; the file is ufs's
     name="coll/plans np=4 2-nodes rounds"
     run "$name" 4 edonio "${nodes[@]}" -- "$bin/t_plans" "$data/plans-rounds" \
-        romio_edonio_block_size=4096 cb_buffer_size=8192 test_across=1 test_min_rounds=4
+        romio_edonio_block_size=4096 cb_buffer_size=8192 test_across=1 test_min_rounds=4 \
+        test_sparse=4 test_min_read_rounds=2
     if cmp -s "$data/plans-ufs" "$data/plans-rounds"; then
         pass "$name: the file is ufs's"
     else
@@ -353,8 +355,9 @@ test_plans() {
         run "coll/valgrind plans 2-nodes np=2" 2 edonio "${nodes[@]}" -- "${memcheck[@]}" \
             "$bin/t_plans" "$data/plans-vg" test_elems=512 test_steps=3 test_across=1
         run "coll/valgrind plans 2-nodes rounds np=2" 2 edonio "${nodes[@]}" -- \
-            "${memcheck[@]}" "$bin/t_plans" "$data/plans-vg" test_elems=2048 test_steps=3 \
-            test_across=1 romio_edonio_block_size=4096 cb_buffer_size=4096 test_min_rounds=4
+            "${memcheck[@]}" "$bin/t_plans" "$data/plans-vg" test_elems=16384 test_steps=3 \
+            test_across=1 romio_edonio_block_size=4096 cb_buffer_size=4096 test_min_rounds=4 \
+            test_sparse=16 test_min_read_rounds=2
     fi
 }
 

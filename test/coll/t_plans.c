@@ -25,8 +25,10 @@
  * _exchanges_reused the writes and reads whose exchange with the owners was made again (0
  * otherwise).
  *
- * With test_min_rounds=N (edonio; a small cb_buffer_size) each repeated write of 1. must have
- * taken N rounds at least: a kept exchange is made again round by round.
+ * With test_min_rounds=N (edonio; a small cb_buffer_size) the repeated writes of 1. must have
+ * taken N rounds each on average at least, and with test_min_read_rounds=N the sparse reads of
+ * 7. too (test_sparse=S: every S-th element of each rank's, default 64): a kept exchange is made
+ * again round by round.
  *
  *   t_plans FILE [KEY=VALUE...] [test_elems=N] [test_steps=N] [test_across=0|1]
  *           [test_min_rounds=N] test_fs=edonio|ufs
@@ -136,8 +138,10 @@ static void set_view(MPI_File fh, MPI_Datatype view)
     CT_MPI(MPI_File_set_view(fh, 0, MPI_LONG_LONG, view, "native", MPI_INFO_NULL));
 }
 
-/* Read this rank's sparse elements (every 64th of its own, the first n of them); record 0 holds
- * step 132's values. */
+static int stride = 64; /* test_sparse: the sparse view takes every stride-th element */
+
+/* Read this rank's sparse elements (every stride-th of its own, the first n of them); record 0
+ * holds step 132's values. */
 static void sparse_read(MPI_File fh, int n, const char *what)
 {
     long long *got = malloc(sizeof(*got) * (size_t)(n + 1));
@@ -145,19 +149,20 @@ static void sparse_read(MPI_File fh, int n, const char *what)
 
     CT_MPI(MPI_File_read_at_all(fh, 0, got, n, MPI_LONG_LONG, MPI_STATUS_IGNORE));
     for (int k = 0; k < n; k++)
-        bad += got[k] != value(mine_g[64 * k], 132);
+        bad += got[k] != value(mine_g[stride * k], 132);
     CT_CHECK(bad == 0, "%s: %d of %d sparse elements wrong", what, bad, n);
     free(got);
 }
 
 static void read_sparse(MPI_File fh, long long *made, long long *reused)
 {
-    int n = (elems + 63) / 64, *disp = malloc(sizeof(*disp) * (size_t)(n + 1));
+    int n = (elems + stride - 1) / stride, *disp = malloc(sizeof(*disp) * (size_t)(n + 1));
+    long long rounds0 = edonio ? ct_stat(fh, "coll_rounds") : 0;
     long long mine = elems, total = 0;
     MPI_Datatype blocks, view;
 
     for (int k = 0; k < n; k++)
-        disp[k] = (int)mine_g[64 * k];
+        disp[k] = (int)mine_g[stride * k];
     MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_Type_create_indexed_block(n, 1, disp, MPI_LONG_LONG, &blocks);
     MPI_Type_create_resized(blocks, 0, total * 8, &view);
@@ -173,6 +178,12 @@ static void read_sparse(MPI_File fh, long long *made, long long *reused)
     *reused += 2;
     xr += 2;
     expect_plans(fh, *made, *reused, "sparse reads");
+    long long min_rounds = ct_opt_ll("min_read_rounds", 0);
+    if (edonio && min_rounds > 0) {
+        long long rounds = ct_stat(fh, "coll_rounds") - rounds0;
+        CT_CHECK(rounds >= 3 * min_rounds, "3 sparse reads took %lld rounds, expected %lld", rounds,
+                 3 * min_rounds);
+    }
     sparse_read(fh, ct_rank == 0 ? n / 2 : n, "one rank's smaller sparse read");
     *made += ct_rank == 0;
     *reused += ct_rank != 0;
@@ -195,6 +206,7 @@ int main(int argc, char **argv)
     across = (int)ct_opt_ll("across", 0); /* on simulated nodes: writes go through the owners */
     int per = (int)ct_opt_ll("elems", 4096), steps = (int)ct_opt_ll("steps", 5);
     long long min_rounds = ct_opt_ll("min_rounds", 0);
+    stride = (int)ct_opt_ll("sparse", 64);
     long long total = (long long)per * ct_nprocs;
     MPI_Datatype view = make_view(total);
     long long *buf = malloc(sizeof(*buf) * (size_t)(elems + 1));
