@@ -1029,69 +1029,90 @@ static int any_typed(const struct round *r)
 }
 
 /*
- * Record a write round's exchange (no message typed), after the pass's earlier rounds (r->rec;
- * ADIOI_EDONIO_Coll_run keeps the whole pass in pass->record): the layout (its order is added as
- * the pieces are applied), or NULL (no memory, more than x_fits allows, or a message typed:
- * nothing of the pass is kept, the next call plans again). ext: the request's extents after the
- * round.
+ * A round's layout, the part a write's and a read's share: this process's pieces' places (in the
+ * send buffer, or the receive buffer) and lengths, stamped with the call, where the request's
+ * extents stand after the round (ext), room for the messages and hbytes of headers. NULL when it
+ * is not kept: it would pass what the pass may keep (x_fits, which counts bytes), an earlier
+ * round was not kept, or no memory; then nothing of the pass is kept (x_fail).
+ */
+static struct edonio_xlayout *x_new(const struct edonio_pass *pass, struct round *r,
+                                    const struct edonio_extents *ext, int nin, MPI_Count size,
+                                    MPI_Count hbytes, MPI_Count bytes)
+{
+    struct edonio_xlayout *x;
+
+    if (!x_fits(pass, r, bytes) || r->rec_failed || (x = calloc(1, sizeof(*x))) == NULL) {
+        x_fail(r, NULL);
+        return NULL;
+    }
+    *x = (struct edonio_xlayout){.stamp = pass->call,
+                                 .n = r->n,
+                                 .size = size,
+                                 .nout = r->nout,
+                                 .nin = nin,
+                                 .next_i = ext->i,
+                                 .next_done = ext->done};
+    x->pos = malloc(((size_t)r->n + 1) * sizeof(*x->pos));
+    x->len = malloc(((size_t)r->n + 1) * sizeof(*x->len));
+    x->headers = malloc((size_t)hbytes + 1);
+    x->out = malloc(((size_t)r->nout + 1) * sizeof(*x->out));
+    x->in = malloc(((size_t)nin + 1) * sizeof(*x->in));
+    if (!x->pos || !x->len || !x->headers || !x->out || !x->in) {
+        x_fail(r, x);
+        return NULL;
+    }
+    for (int64_t k = 0; k < r->n; k++) {
+        x->pos[k] = r->pos[k];
+        x->len[k] = r->piece[2 * k + 1];
+    }
+    return x;
+}
+
+/*
+ * Record a write round's exchange (no message typed: its layout depends on the program's
+ * addresses), after the pass's earlier rounds (r->rec; ADIOI_EDONIO_Coll_run keeps the whole
+ * pass in pass->record): the layout (its order is added as the pieces are applied), or NULL
+ * (not kept, x_new: nothing of the pass is, the next call plans again). ext: the request's
+ * extents after the round.
  */
 static struct edonio_xlayout *x_record(const struct edonio_pass *pass, struct round *r,
                                        const struct edonio_extents *ext,
                                        const struct edonio_msg *in, int nin)
 {
-    MPI_Count received = 0;
+    MPI_Count received = 0, hat = 0;
     const int64_t *hdr;
     char *data;
+    struct edonio_xlayout *x;
 
     for (int k = 0; k < nin; k++)
         received += msg_pieces(&in[k], &hdr, &data);
-    int fits = x_fits(pass, r, (MPI_Count)(32 * r->n + 56 * received + 64 * (r->nout + nin)));
-    struct edonio_xlayout *x =
-        !fits || r->rec_failed || any_typed(r) ? NULL : calloc(1, sizeof(*x));
-    int ok = x != NULL;
-
-    if (ok) {
-        x->stamp = pass->call;
-        x->n = r->n;
-        x->size = r->sbuf_size;
-        x->next_i = ext->i;
-        x->next_done = ext->done;
-        x->nout = r->nout;
-        x->nin = nin;
-        x->pos = malloc(((size_t)r->n + 1) * sizeof(*x->pos));
-        x->len = malloc(((size_t)r->n + 1) * sizeof(*x->len));
-        /* each message's count, and an offset and a length per piece */
-        x->headers = malloc(((size_t)r->nout + 2 * (size_t)r->n) * sizeof(int64_t) + 1);
-        x->out = malloc(((size_t)r->nout + 1) * sizeof(*x->out));
-        x->in = malloc(((size_t)nin + 1) * sizeof(*x->in));
-        ok = x->pos && x->len && x->headers && x->out && x->in;
+    if (any_typed(r)) {
+        x_fail(r, NULL);
+        return NULL;
     }
-    for (int64_t k = 0; ok && k < r->n; k++) {
-        x->pos[k] = r->pos[k];
-        x->len[k] = r->piece[2 * k + 1];
-    }
-    MPI_Count hat = 0;
-    for (int g = 0; ok && g < r->nout; g++) {
+    /* each message's count, and an offset and a length per piece; 56 bytes a piece received
+     * for the owner's order (pieces_in_order) */
+    x = x_new(pass, r, ext, nin, r->sbuf_size,
+              (MPI_Count)(((size_t)r->nout + 2 * (size_t)r->n) * sizeof(int64_t)),
+              (MPI_Count)(32 * r->n + 56 * received + 64 * (r->nout + nin)));
+    for (int g = 0; x != NULL && g < r->nout; g++) {
         const int64_t *h = (const int64_t *)r->out[g].data;
         x->out[g] = (struct xmsg){r->out[g].peer, r->out[g].data - r->sbuf, r->out[g].bytes,
                                   (MPI_Count)((1 + 2 * h[0]) * sizeof(int64_t)), hat};
         memcpy(x->headers + hat, h, (size_t)x->out[g].hdr);
         hat += x->out[g].hdr;
     }
-    for (int k = 0; ok && k < nin; k++)
+    for (int k = 0; x != NULL && k < nin; k++)
         x->in[k] = (struct xmsg){in[k].peer, 0, in[k].bytes, 0, 0};
-    if (!ok) {
-        x_fail(r, x);
-        return NULL;
-    }
-    x_append(r, x);
+    if (x != NULL)
+        x_append(r, x);
     return x;
 }
 
 /*
  * Record a read round's exchange, as x_record a write's: this process's pieces' places in the
  * receive buffer (size bytes) and the owners' replies there, and the requests that came here
- * (in: their headers, kept to serve them again). NULL when not kept (no memory).
+ * (in: their headers, kept to serve them again). NULL when not kept.
  */
 static struct edonio_xlayout *x_record_read(const struct edonio_pass *pass, struct round *r,
                                             const struct edonio_extents *ext,
@@ -1100,35 +1121,15 @@ static struct edonio_xlayout *x_record_read(const struct edonio_pass *pass, stru
     MPI_Count hbytes = 0, hat = 0;
     const int64_t *hdr;
     char *data;
+    struct edonio_xlayout *x;
 
     for (int k = 0; k < nin; k++)
         hbytes += (MPI_Count)(2 * msg_pieces(&in[k], &hdr, &data) * sizeof(int64_t));
-    int fits = x_fits(pass, r, (MPI_Count)(16 * r->n) + hbytes + 64 * (r->nout + nin));
-    struct edonio_xlayout *x = !fits || r->rec_failed ? NULL : calloc(1, sizeof(*x));
-    int ok = x != NULL;
-    if (ok) {
-        *x = (struct edonio_xlayout){.stamp = pass->call,
-                                     .n = r->n,
-                                     .size = size,
-                                     .nout = r->nout,
-                                     .nin = nin,
-                                     .next_i = ext->i,
-                                     .next_done = ext->done};
-        x->pos = malloc(((size_t)r->n + 1) * sizeof(*x->pos));
-        x->len = malloc(((size_t)r->n + 1) * sizeof(*x->len));
-        x->headers = malloc((size_t)hbytes + 1);
-        x->out = malloc(((size_t)r->nout + 1) * sizeof(*x->out));
-        x->in = malloc(((size_t)nin + 1) * sizeof(*x->in));
-        ok = x->pos && x->len && x->headers && x->out && x->in;
-    }
-    for (int64_t k = 0; ok && k < r->n; k++) {
-        x->pos[k] = r->pos[k];
-        x->len[k] = r->piece[2 * k + 1];
-    }
-    for (int g = 0; ok && g < r->nout; g++)
+    x = x_new(pass, r, ext, nin, size, hbytes, 16 * r->n + hbytes + 64 * (r->nout + nin));
+    for (int g = 0; x != NULL && g < r->nout; g++)
         x->out[g] = (struct xmsg){r->out[g].peer, r->rpos[g],
                                   (g + 1 < r->nout ? r->rpos[g + 1] : size) - r->rpos[g], 0, 0};
-    for (int k = 0; ok && k < nin; k++) {
+    for (int k = 0; x != NULL && k < nin; k++) {
         int64_t n = msg_pieces(&in[k], &hdr, &data);
         MPI_Count bytes = 0;
         for (int64_t j = 0; j < n; j++)
@@ -1137,21 +1138,18 @@ static struct edonio_xlayout *x_record_read(const struct edonio_pass *pass, stru
         memcpy(x->headers + hat, hdr, (size_t)x->in[k].hdr);
         hat += x->in[k].hdr;
     }
-    if (!ok) {
-        x_fail(r, x);
-        return NULL;
-    }
-    x_append(r, x);
+    if (x != NULL)
+        x_append(r, x);
     return x;
 }
 
 /*
  * A read round of a kept exchange (x: pass->reuse's round r->index): the receives of the owners'
  * replies posted, the requests this process received then served again and sent back, no
- * description sent; then the pieces into memory, and the extents where the round left them.
+ * description sent; then the pieces into memory (round_do moves the extents on).
  */
 static int x_replay_read(const struct edonio_pass *pass, struct edonio_req *req, struct round *r,
-                         struct edonio_xlayout *x, struct edonio_extents *ext)
+                         const struct edonio_xlayout *x)
 {
     int me = pass->cache->rank, nrq = 0, err = 0, e;
     MPI_Request *rq = malloc(((size_t)x->nout + (size_t)x->nin + 1) * sizeof(*rq));
@@ -1190,19 +1188,15 @@ static int x_replay_read(const struct edonio_pass *pass, struct edonio_req *req,
     ADIOI_EDONIO_Bufs_put(&r->bufs, rbuf);
     free(reply);
     free(rq);
-    ext->i = x->next_i;
-    ext->done = x->next_done;
-    if (r->index == 0)
-        pass->st->exchanges_reused++;
     return err;
 }
 
 /*
  * A write round of a kept exchange (x: pass->reuse's round r->index): the data only; the
- * request's extents then stand where the recorded round left them. errno of a failure, or 0.
+ * caller moves the request's extents on (round_do). errno of a failure, or 0.
  */
 static int x_replay(const struct edonio_pass *pass, struct edonio_req *req, struct round *r,
-                    struct edonio_xlayout *x, struct edonio_extents *ext)
+                    struct edonio_xlayout *x)
 {
     int me = pass->cache->rank, nrq = 0, err;
     MPI_Request *rq = malloc(((size_t)x->nout + (size_t)x->nin + 1) * sizeof(*rq));
@@ -1240,10 +1234,6 @@ static int x_replay(const struct edonio_pass *pass, struct edonio_req *req, stru
     ADIOI_EDONIO_Msgs_free(in, x->nin, &r->bufs);
     ADIOI_EDONIO_Bufs_put(&r->bufs, sbuf);
     free(rq);
-    ext->i = x->next_i;
-    ext->done = x->next_done;
-    if (r->index == 0)
-        pass->st->exchanges_reused++;
     return err;
 }
 
@@ -1260,8 +1250,12 @@ static int round_do(const struct edonio_pass *pass, struct edonio_req *req,
         if (kept == NULL) /* every process took the same recorded pass: its rounds are these */
             MPI_Abort(pass->comm, 1);
         r->replay = kept;
-        err = pass->op == EDONIO_COLL_WRITE ? x_replay(pass, req, r, kept, x)
-                                            : x_replay_read(pass, req, r, kept, x);
+        err = pass->op == EDONIO_COLL_WRITE ? x_replay(pass, req, r, kept)
+                                            : x_replay_read(pass, req, r, kept);
+        x->i = kept->next_i; /* the extents where the recorded round left them */
+        x->done = kept->next_done;
+        if (r->index == 0)
+            pass->st->exchanges_reused++;
         pass->st->coll_rounds++;
         r->index++;
         return err;
