@@ -68,6 +68,21 @@ static void finish(ADIO_File fd, struct edonio_cache *c, const char *myname, int
     ADIOI_EDONIO_Size_max(c, all_end);
 }
 
+/*
+ * A pass of plan_write or plan_read (first: the window their reduction found) on a request with a
+ * plan: its exchange is recorded for the next call with the plan, or, when every process keeps
+ * the exchange of one same earlier call (same_exchange), that exchange is made again.
+ */
+static void pass_keeps(struct edonio_pass *pass, const struct edonio_req *req,
+                       const long long *first, int same_exchange)
+{
+    if (first == NULL || req->plan == NULL)
+        return;
+    pass->record = req->plan;
+    pass->call = req->call;
+    pass->reuse = same_exchange ? req->plan->x : NULL;
+}
+
 /* How a write pass through the owners starts. */
 enum edonio_deliver {
     EDONIO_NO_DELIVERY,    /* no remote segment holds a dirty byte */
@@ -86,12 +101,7 @@ static int write_through_owners(ADIO_File fd, struct edonio_cache *c, struct edo
     struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_WRITE, keep);
     int err = 0, e;
 
-    /* plan_write's pass, round by round: kept for the next call with this plan, or made again */
-    if (first != NULL && req->plan != NULL) {
-        pass.record = req->plan;
-        pass.call = req->call;
-        pass.reuse = same_exchange ? req->plan->x : NULL;
-    }
+    pass_keeps(&pass, req, first, same_exchange);
 
     if (deliver != EDONIO_NO_DELIVERY)
         err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1,
@@ -349,11 +359,7 @@ static int read_through_owners(ADIO_File fd, struct edonio_cache *c, struct edon
     struct edonio_pass pass = pass_of(fd, c, EDONIO_COLL_READ, EDONIO_KEEP_ALL);
     int err = 0, e;
 
-    if (first != NULL && req->plan != NULL) { /* plan_read's pass: kept, or made again */
-        pass.record = req->plan;
-        pass.call = req->call;
-        pass.reuse = same_exchange ? req->plan->x : NULL;
-    }
+    pass_keeps(&pass, req, first, same_exchange);
 
     if (deliver != EDONIO_NO_DELIVERY) /* the owners must have this process's own writes */
         err = ADIOI_EDONIO_Net_deliver(c, fd->comm, pass.st, pass.budget, 1,

@@ -349,6 +349,18 @@ test_plans() {
     else
         fail "$name: the file is ufs's" "$(cmp "$data/plans-ufs" "$data/plans-rounds" 2>&1 | head -1)"
     fi
+    # the kept exchanges take at most the cache's memory (romio_edonio_cache_size shared by the
+    # romio_edonio_schedules plans): with one block of 4 KiB, 1 KiB a pass, less than a write of
+    # 4,096 8-byte pieces or a read of 64 keeps, none is kept (the plans still are); the file is
+    # still ufs's
+    name="coll/plans np=4 2-nodes small cache"
+    run "$name" 4 edonio "${nodes[@]}" -- "$bin/t_plans" "$data/plans-small" \
+        romio_edonio_block_size=4096 romio_edonio_cache_size=4096 test_across=1 test_kept=0
+    if cmp -s "$data/plans-ufs" "$data/plans-small"; then
+        pass "$name: the file is ufs's"
+    else
+        fail "$name: the file is ufs's" "$(cmp "$data/plans-ufs" "$data/plans-small" 2>&1 | head -1)"
+    fi
     # the kept plans and exchanges under valgrind's memcheck, on 2 nodes (where exchanges are
     # kept): none leaked at close, none read after it went; and passes of several rounds
     if memcheck_ready "coll/valgrind plans 2-nodes np=2"; then
