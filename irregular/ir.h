@@ -43,6 +43,7 @@ struct edonio_ir_schedule_s {
     MPI_Offset chunk_elems, chunks, rounds;
     MPI_Offset align;
     int zlevel;
+    int shuffle;         /* edonio_ir_shuffle: compressed chunks byte-shuffled (format 2) */
     MPI_Offset n;        /* this process's references */
     MPI_Offset *indices; /* a copy of them, in the caller's order */
     ir_route *full;      /* all of them; built at first use after an update */

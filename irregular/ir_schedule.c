@@ -37,6 +37,19 @@ static long long info_int(MPI_Info info, const char *key, long long dflt, long l
     return v;
 }
 
+/* A boolean info value, "true" or "false", else the default. */
+static int info_bool(MPI_Info info, const char *key, int dflt)
+{
+    char val[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (info == MPI_INFO_NULL)
+        return dflt;
+    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
+    if (!flag)
+        return dflt;
+    return strcmp(val, "true") == 0 ? 1 : strcmp(val, "false") == 0 ? 0 : dflt;
+}
+
 static int check_indices(const char *call, MPI_Offset N, MPI_Offset n, const MPI_Offset *idx,
                          ir_status *st)
 {
@@ -152,6 +165,7 @@ int edonio_ir_schedule_create(MPI_Comm comm, MPI_Offset global_count, MPI_Offset
     s->align = info_int(info, "edonio_ir_align", IR_ALIGN_DEFAULT, 1, IR_ALIGN_MAX);
     s->zlevel = (int)info_int(info, "edonio_ir_zstd_level", IR_ZLEVEL_DEFAULT, ZSTD_minCLevel(),
                               ZSTD_maxCLevel());
+    s->shuffle = info_bool(info, "edonio_ir_shuffle", 1);
     /* The array and the info values must be the same on every process. */
     MPI_Offset mine[8] = {global_count,   -global_count,   s->elem_size, -s->elem_size,
                           s->chunk_elems, -s->chunk_elems, s->align,     -s->align};
@@ -342,6 +356,7 @@ int edonio_ir_schedule_update(edonio_ir_schedule old, MPI_Offset count, const MP
     s->chunk_elems = old->chunk_elems;
     s->align = old->align;
     s->zlevel = old->zlevel;
+    s->shuffle = old->shuffle;
     sched_shape(s);
     check_indices(call, s->global_count, count, indices, &st);
     diff d = {0};
@@ -467,6 +482,7 @@ int edonio_ir_schedule_get_info(edonio_ir_schedule s, MPI_Info *info)
     MPI_Info_set(*info, "edonio_ir_align", v);
     snprintf(v, sizeof v, "%d", s->zlevel);
     MPI_Info_set(*info, "edonio_ir_zstd_level", v);
+    MPI_Info_set(*info, "edonio_ir_shuffle", s->shuffle ? "true" : "false");
     return MPI_SUCCESS;
 }
 

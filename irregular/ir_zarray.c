@@ -1,7 +1,11 @@
 /*
- * Chunked, compressed arrays (seed 002, section 4), file format version 1 (doc/irregular.md):
+ * Chunked, compressed arrays (seed 002, section 4), file format version 2 (doc/irregular.md):
  * a header at disp, the chunks as zstd frames with content checksums at multiples of the
- * alignment, in chunk order, and the chunk index, one zstd frame, after them. Each round every
+ * alignment, in chunk order, and the chunk index, one zstd frame, after them. A chunk of
+ * elements of several bytes is byte-shuffled before it is compressed (edonio_ir_shuffle; the
+ * entry's flag SHUFFLED says so): byte j of every element, then byte j + 1, as HDF5's shuffle
+ * filter, so that the bytes that vary little (a number's sign, exponent and high bytes) are next
+ * to each other. Version 1 files (no flags) are read too. Each round every
  * handler compresses its chunk; one MPI_Iallgather of the compressed sizes places the chunks (a
  * prefix sum); the index is gathered to rank 0 and written once, the header last. The header
  * carries a CRC-32 of itself (zlib's), the chunks and the index zstd's checksums.
@@ -16,6 +20,8 @@
 #define HDR_SIZE   128
 #define ENTRY_SIZE 48
 #define ALG_ZSTD   1
+#define SHUFFLED   1u /* an entry's flag: the chunk's bytes were shuffled (format 2 on) */
+#define VERSION_1  1  /* the oldest version read: no flags */
 static const char magic[8] = {'E', 'D', 'O', 'N', 'I', 'O', 'Z', 'A'};
 
 typedef struct {
@@ -119,11 +125,11 @@ static int header_get(const unsigned char *p, int got, MPI_Offset disp, zheader 
                        "%s: not an edonio compressed array: no \"EDONIOZA\" at offset %lld", call,
                        (long long)disp);
     h->version = get32(p + 8);
-    if (h->version != EDONIO_IR_FORMAT_VERSION)
+    if (h->version < VERSION_1 || h->version > EDONIO_IR_FORMAT_VERSION)
         return ir_fail(st, MPI_ERR_UNSUPPORTED_DATAREP,
                        "%s: the compressed array at offset %lld has format version %u; this "
-                       "library reads version %d",
-                       call, (long long)disp, h->version, EDONIO_IR_FORMAT_VERSION);
+                       "library reads versions %d to %d",
+                       call, (long long)disp, h->version, VERSION_1, EDONIO_IR_FORMAT_VERSION);
     h->header_size = get32(p + 12);
     h->global_count = get64(p + 16);
     h->element_size = get64(p + 24);
@@ -178,15 +184,27 @@ static int read_header(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, zhead
     return header_get(p, (int)got, disp, h, call, st);
 }
 
-static int check_entry(const zheader *h, const zentry *e, uint64_t k)
+/* What is wrong with entry k of the index, or NULL. */
+static const char *check_entry(const zheader *h, const zentry *e, uint64_t k)
 {
     uint64_t elems = h->global_count - k * h->chunk_elems;
     if (elems > h->chunk_elems)
         elems = h->chunk_elems;
-    return e->id == k && e->first == k * h->chunk_elems && e->rawlen == elems * h->element_size &&
-           e->algorithm == ALG_ZSTD && e->flags == 0 && e->offset >= h->data_offset &&
-           e->offset % h->align == 0 && e->clen > 0 && e->clen <= ZSTD_compressBound(e->rawlen) &&
-           e->offset <= h->index_offset && e->clen <= h->index_offset - e->offset;
+    if (e->id != k || e->first != k * h->chunk_elems || e->rawlen != elems * h->element_size)
+        return "its chunk id, first element or raw length";
+    if (e->algorithm != ALG_ZSTD)
+        return "its algorithm";
+    if (e->flags != 0 && e->flags != SHUFFLED)
+        return "unknown flags";
+    if (e->flags == SHUFFLED && h->version == VERSION_1)
+        return "a shuffled chunk in a version 1 file";
+    if (e->flags == SHUFFLED && h->element_size == 1)
+        return "a shuffled chunk of 1-byte elements";
+    if (e->offset < h->data_offset || e->offset % h->align != 0 || e->clen == 0 ||
+        e->clen > ZSTD_compressBound(e->rawlen) || e->offset > h->index_offset ||
+        e->clen > h->index_offset - e->offset)
+        return "its offset or compressed length";
+    return NULL;
 }
 
 /* Rank 0: the header and the index, read and checked. */
@@ -239,9 +257,10 @@ static int read_index(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, zheade
     for (uint64_t k = 0; k < h->chunk_count; k++) {
         zentry e;
         entry_get(*index + k * ENTRY_SIZE, &e);
-        if (!check_entry(h, &e, k))
-            return ir_fail(st, MPI_ERR_IO, "%s: corrupt chunk index: entry %llu", call,
-                           (unsigned long long)k);
+        const char *bad = check_entry(h, &e, k);
+        if (bad)
+            return ir_fail(st, MPI_ERR_IO, "%s: corrupt chunk index: entry %llu (%s)", call,
+                           (unsigned long long)k, bad);
     }
     return MPI_SUCCESS;
 }
@@ -269,6 +288,7 @@ int edonio_ir_zinquire(MPI_File fh, MPI_Offset disp, MPI_Offset *global_count,
 
 typedef struct {
     char *sbuf, *rbuf, *cbuf, *zbuf;
+    char *tbuf; /* a chunk's bytes shuffled */
     size_t zcap;
 } zbufs;
 
@@ -278,6 +298,29 @@ static void zbufs_free(zbufs *b)
     free(b->rbuf);
     free(b->cbuf);
     free(b->zbuf);
+    free(b->tbuf);
+}
+
+/* n elements of E bytes: byte j of element i to j * n + i, plane by plane (each a stream of
+ * stores, 3 GB/s here), and back. */
+static void shuffle(char *restrict out, const char *restrict in, size_t n, size_t E)
+{
+    for (size_t j = 0; j < E; j++) {
+        char *o = out + j * n;
+        const char *p = in + j;
+        for (size_t i = 0; i < n; i++)
+            o[i] = p[i * E];
+    }
+}
+
+static void unshuffle(char *restrict out, const char *restrict in, size_t n, size_t E)
+{
+    for (size_t j = 0; j < E; j++) {
+        const char *p = in + j * n;
+        char *o = out + j;
+        for (size_t i = 0; i < n; i++)
+            o[i * E] = p[i];
+    }
 }
 
 static int zbufs_get(edonio_ir_schedule s, zbufs *b, ir_status *st)
@@ -288,7 +331,8 @@ static int zbufs_get(edonio_ir_schedule s, zbufs *b, ir_status *st)
     b->rbuf = malloc((size_t)(s->full->rmax * E + 1));
     b->cbuf = malloc((size_t)(s->chunk_elems * E));
     b->zbuf = malloc(b->zcap);
-    if (!b->sbuf || !b->rbuf || !b->cbuf || !b->zbuf)
+    b->tbuf = E > 1 ? malloc((size_t)(s->chunk_elems * E)) : NULL;
+    if (!b->sbuf || !b->rbuf || !b->cbuf || !b->zbuf || (E > 1 && !b->tbuf))
         return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for a chunk of %lld bytes", st->call,
                        (long long)(s->chunk_elems * E));
     return MPI_SUCCESS;
@@ -386,8 +430,11 @@ int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
             memset(b.cbuf, 0, (size_t)rawlen); /* elements nobody writes are zero */
         }
         ir_gather_round(s, s->full, rd, buf, b.sbuf, b.rbuf, b.cbuf, &st);
+        uint32_t flags = s->shuffle && E > 1 ? SHUFFLED : 0;
         if (c < s->chunks) {
-            size_t z = ZSTD_compress2(cc, b.zbuf, b.zcap, b.cbuf, (size_t)rawlen);
+            if (flags)
+                shuffle(b.tbuf, b.cbuf, (size_t)(rawlen / E), (size_t)E);
+            size_t z = ZSTD_compress2(cc, b.zbuf, b.zcap, flags ? b.tbuf : b.cbuf, (size_t)rawlen);
             if (ZSTD_isError(z))
                 ir_fail(&st, MPI_ERR_INTERN, "%s: zstd, chunk %lld: %s", call, (long long)c,
                         ZSTD_getErrorName(z));
@@ -417,7 +464,7 @@ int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
                          (uint64_t)rawlen,
                          (uint64_t)(c * s->chunk_elems),
                          ALG_ZSTD,
-                         0};
+                         flags};
             entry_put(entries + mine_n++ * ENTRY_SIZE, &en);
         }
     }
@@ -470,8 +517,9 @@ static void read_chunk(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, const
         return;
     }
     unsigned long long content = ZSTD_getFrameContentSize(b->zbuf, (size_t)e->clen);
+    char *to = e->flags & SHUFFLED ? b->tbuf : b->cbuf;
     size_t out = content == e->rawlen
-                     ? ZSTD_decompressDCtx(dc, b->cbuf, (size_t)e->rawlen, b->zbuf, (size_t)e->clen)
+                     ? ZSTD_decompressDCtx(dc, to, (size_t)e->rawlen, b->zbuf, (size_t)e->clen)
                      : 0;
     if (content != e->rawlen || ZSTD_isError(out) || out != e->rawlen) {
         memset(b->cbuf, 0, (size_t)e->rawlen);
@@ -480,6 +528,9 @@ static void read_chunk(edonio_ir_schedule s, MPI_File fh, MPI_Offset disp, const
                 content != e->rawlen ? "its frame's content size is wrong"
                 : ZSTD_isError(out)  ? ZSTD_getErrorName(out)
                                      : "short");
+    } else if (e->flags & SHUFFLED) {
+        size_t E = (size_t)s->elem_size;
+        unshuffle(b->cbuf, b->tbuf, (size_t)e->rawlen / E, E);
     }
 }
 

@@ -272,7 +272,8 @@ static inline MPI_Info ir_info(void)
     return ct_info(NULL);
 }
 
-/* A numeric info value of a schedule (from edonio_ir_schedule_get_info), -1 when missing. */
+/* A numeric info value of a schedule (from edonio_ir_schedule_get_info), -1 when missing;
+ * "true" and "false" are 1 and 0. */
 static inline long long ir_sched_info(edonio_ir_schedule s, const char *key)
 {
     MPI_Info info = MPI_INFO_NULL;
@@ -287,6 +288,8 @@ static inline long long ir_sched_info(edonio_ir_schedule s, const char *key)
     }
     MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
     MPI_Info_free(&info);
+    if (flag && (strcmp(value, "true") == 0 || strcmp(value, "false") == 0))
+        return value[0] == 't';
     if (flag)
         v = strtoll(value, &end, 10);
     CT_CHECK(flag && *end == '\0', "edonio_ir_schedule_get_info: %s is '%s'%s", key, value,
@@ -311,6 +314,14 @@ static inline long long ir_want_chunk(long long e)
     return cs / e > 0 ? cs / e * e : e;
 }
 
+/* Whether the command line's edonio_ir_shuffle asks compressed chunks shuffled: "false" does not,
+ * anything else (true, invalid, none) does. */
+static inline int ir_want_shuffle(void)
+{
+    const char *v = co_hint("edonio_ir_shuffle", "true");
+    return strcmp(v, "false") != 0;
+}
+
 /* The effective chunk size and the other values get_info must report. */
 static inline long long ir_check_info(edonio_ir_schedule s, long long e, const char *what)
 {
@@ -327,6 +338,9 @@ static inline long long ir_check_info(edonio_ir_schedule s, long long e, const c
     long long l = ir_sched_info(s, "edonio_ir_zstd_level");
     CT_CHECK(l == strtoll(level, NULL, 10), "%s: edonio_ir_zstd_level is %lld, expected %s", what,
              l, level);
+    long long sh = ir_sched_info(s, "edonio_ir_shuffle");
+    CT_CHECK(sh == ir_want_shuffle(), "%s: edonio_ir_shuffle is %lld, expected %d", what, sh,
+             ir_want_shuffle());
     return cs > 0 ? cs : want;
 }
 

@@ -78,7 +78,8 @@
 #                   chunk 0: ... returned MPI_SUCCESS (0), expected MPI_ERR_IO", the checksum
 #                   case too; level 3 always in the header: "level 3, expected 19"; the duplicate
 #                   rule broken as above: "zeros, 3 writers: chunk 0: element 0 ... is 80,
-#                   expected 0"
+#                   expected 0"; a zread that does not unshuffle a shuffled chunk: "zeros, 2
+#                   readers: edonio_ir_zread: element 0 (global 21528) byte 0 is 94, expected 0"
 #   t_ir_badinput   a negative count given MPI_ERR_COUNT: "returned MPI_ERR_COUNT (2), expected
 #                   MPI_ERR_ARG"; the NULL schedule's message without the call: "the message does
 #                   not name edonio_ir_write"; an agreement (ir_agree) that returns each rank's
@@ -228,6 +229,9 @@ test_zarray() {
     run "irregular/zarray level=1 chunk=4000 disp=100 np=3" 3 edonio -- "$bin/t_ir_zarray" \
         "$data/za" edonio_ir_chunk_size=4000 edonio_ir_zstd_level=1 test_disp=100 \
         test_n=16384 test_seed=38
+    # chunks not shuffled (the format's flag 0); a version 1 file of them reads
+    run "irregular/zarray shuffle=false np=2" 2 edonio -- "$bin/t_ir_zarray" "$data/za" \
+        edonio_ir_chunk_size=65536 edonio_ir_shuffle=false test_seed=42
     pair "irregular/zarray 4->3" 4 edonio 3 edonio t_ir_zarray "$data/za-43" \
         edonio_ir_chunk_size=65536 test_seed=39
     pair "irregular/zarray 2->4" 2 edonio 4 edonio t_ir_zarray "$data/za-24" \
