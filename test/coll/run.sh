@@ -312,8 +312,8 @@ test_hints() {
 }
 
 # 6. Plans of collective calls reused (issue 43 A, t_plans): the counters say what was planned
-# and reused on every process, at 1, 2 and 4 ranks and on 2 simulated nodes, and every file is
-# byte for byte the one ufs writes.
+# and reused on every process, at 1, 2 and 4 ranks, on 2 simulated nodes and on 2 nodes of 2
+# processes, and every file is byte for byte the one ufs writes.
 test_plans() {
     local cfg np nn nodes_env name
     [[ -z ${COLL_TEST_FILTER:-} || "coll/plans" =~ $COLL_TEST_FILTER ]] || return 0
@@ -360,6 +360,20 @@ test_plans() {
         pass "$name: the file is ufs's"
     else
         fail "$name: the file is ufs's" "$(cmp "$data/plans-ufs" "$data/plans-small" 2>&1 | head -1)"
+    fi
+    # 2 nodes of 2 processes (EDONIO_TEST_NODE): a read-only handle's repeated reads fill each
+    # node's cache and stay on the node; the file is ufs's
+    name="coll/plans np=4 2x2-nodes"
+    if [[ -z ${COLL_TEST_FILTER:-} || $name =~ $COLL_TEST_FILTER ]]; then
+        local args=("$data/plans-2x2" test_across=1 test_node_procs=2 test_fs=edonio)
+        run_mpi "$name" "$work/plans_np=4_2x2-nodes.log" 2 "${edonio[@]}" \
+            MPIR_CVAR_NUM_CLIQUES=2 -- -env EDONIO_TEST_NODE a "$bin/t_plans" "${args[@]}" : \
+            -n 2 -env EDONIO_TEST_NODE b "$bin/t_plans" "${args[@]}"
+        if cmp -s "$data/plans-ufs" "$data/plans-2x2"; then
+            pass "$name: the file is ufs's"
+        else
+            fail "$name: the file is ufs's" "$(cmp "$data/plans-ufs" "$data/plans-2x2" 2>&1 | head -1)"
+        fi
     fi
     # the kept plans and exchanges under valgrind's memcheck, on 2 nodes (where exchanges are
     # kept): none leaked at close, none read after it went; and passes of several rounds

@@ -17,7 +17,12 @@
  *   a sparse view (every 64th element of each rank's) read 3 times: across nodes such a read
  *     goes through the owners (its node would read whole blocks for a few bytes), and the next
  *     reads make its exchange again; then rank 0 alone reads half of it, and every rank all of it
- *     twice (the first plans its exchange afresh, the second makes it again), as for writes.
+ *     twice (the first plans its exchange afresh, the second makes it again), as for writes;
+ *   after the close, the sparse view read 3 times through a handle opened read-only with
+ *     romio_edonio_read_fill=block: where a node has several processes the next reads take the
+ *     first's plan and stay on the node, whose cache fills (no exchange made again, no round
+ *     through the owners; the third reads no file); across single-process nodes they make the
+ *     first's exchange with the owners again.
  * The file's final contents are the program's model's (checked by reading with POSIX after the
  * close), so the run script compares an edonio run's file with a ufs run's byte for byte. With
  * test_fs=edonio the counters romio_edonio_stats_plans_made and _plans_reused must say what was
@@ -31,8 +36,10 @@
  * again round by round. With test_kept=0 (a small romio_edonio_cache_size) no exchange may be
  * made again: the kept exchanges of a handle take at most its cache's memory.
  *
+ * test_node_procs=N: processes a node (default 1 with test_across=1, else all).
+ *
  *   t_plans FILE [KEY=VALUE...] [test_elems=N] [test_steps=N] [test_across=0|1]
- *           [test_min_rounds=N] test_fs=edonio|ufs
+ *           [test_min_rounds=N] [test_node_procs=N] test_fs=edonio|ufs
  */
 #include "coll_test.h"
 
@@ -156,10 +163,10 @@ static void sparse_read(MPI_File fh, int n, const char *what)
     free(got);
 }
 
-static void read_sparse(MPI_File fh, long long *made, long long *reused)
+/* The sparse view: every stride-th of this rank's elements (n of them). */
+static MPI_Datatype sparse_view(int *n_out)
 {
     int n = (elems + stride - 1) / stride, *disp = malloc(sizeof(*disp) * (size_t)(n + 1));
-    long long rounds0 = edonio ? ct_stat(fh, "coll_rounds") : 0;
     long long mine = elems, total = 0;
     MPI_Datatype blocks, view;
 
@@ -171,6 +178,15 @@ static void read_sparse(MPI_File fh, long long *made, long long *reused)
     MPI_Type_commit(&view);
     MPI_Type_free(&blocks);
     free(disp);
+    *n_out = n;
+    return view;
+}
+
+static void read_sparse(MPI_File fh, long long *made, long long *reused)
+{
+    long long rounds0 = edonio ? ct_stat(fh, "coll_rounds") : 0;
+    int n;
+    MPI_Datatype view = sparse_view(&n);
     /* as on a parallel file system (on a local one, auto reads no more than asked, by nodes) */
     ct_set_hint(fh, "romio_edonio_read_fill", "block");
     set_view(fh, view);
@@ -197,6 +213,49 @@ static void read_sparse(MPI_File fh, long long *made, long long *reused)
     MPI_Type_free(&view);
 }
 
+/* 8. The sparse reads in a handle opened read-only with read_fill=block, 3 times: the first plans
+ * (across nodes through the owners: its node caches none of the blocks). Where a node has several
+ * processes its reads fill its cache: the next calls take the plan and stay on the node (no
+ * exchange made again, no round through the owners), and the third reads nothing from the file.
+ * A process alone on its node does not fill (nobody to share the blocks with): across nodes the
+ * next calls make the first's exchange with the owners again. */
+static void read_sparse_rdonly(const char *name, int node_procs)
+{
+    MPI_Info info = ct_info(NULL);
+    MPI_Info_set(info, "romio_edonio_read_fill", "block");
+    MPI_File fh = co_open(name, MPI_MODE_RDONLY, info, "open read-only");
+    MPI_Info_free(&info);
+    int n;
+    MPI_Datatype view = sparse_view(&n);
+    long long rounds[3], reads[3];
+
+    set_view(fh, view);
+    for (int s = 0; s < 3; s++) {
+        sparse_read(fh, n, "sparse read_at_all, read-only");
+        rounds[s] = edonio ? ct_stat(fh, "coll_rounds") : 0;
+        reads[s] = edonio ? ct_stat(fh, "fs_reads") : 0;
+    }
+    if (edonio) {
+        int fills = node_procs > 1, owners = across && !fills;
+        long long m = ct_stat(fh, "plans_made"), r = ct_stat(fh, "plans_reused");
+        long long x = ct_stat(fh, "exchanges_reused"), want_x = owners && kept_x ? 2 : 0;
+        CT_CHECK(m == 1 && r == 2 && x == want_x,
+                 "read-only sparse reads (%d processes a node): %lld plans made, %lld reused, "
+                 "%lld exchanges made again, expected 1, 2 and %lld",
+                 node_procs, m, r, x, want_x);
+        CT_CHECK(owners ? rounds[2] > rounds[0] : rounds[2] == rounds[0],
+                 "read-only sparse reads (%d processes a node): the second and third took %lld "
+                 "rounds through the owners, expected %s",
+                 node_procs, rounds[2] - rounds[0], owners ? "some" : "none (on the node)");
+        CT_CHECK(!fills || reads[2] == reads[1],
+                 "read-only sparse reads (%d processes a node): the third read the file %lld "
+                 "times, expected none (the node's cache)",
+                 node_procs, reads[2] - reads[1]);
+    }
+    MPI_Type_free(&view);
+    CT_MPI(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
     MPI_File fh;
@@ -210,6 +269,8 @@ int main(int argc, char **argv)
     long long min_rounds = ct_opt_ll("min_rounds", 0);
     stride = (int)ct_opt_ll("sparse", 64);
     kept_x = (int)ct_opt_ll("kept", 1);
+    /* processes a node: one on perf's simulated nodes, all of them on one */
+    int node_procs = (int)ct_opt_ll("node_procs", across ? 1 : ct_nprocs);
     long long total = (long long)per * ct_nprocs;
     MPI_Datatype view = make_view(total);
     long long *buf = malloc(sizeof(*buf) * (size_t)(elems + 1));
@@ -357,6 +418,7 @@ int main(int argc, char **argv)
     /* 7. Sparse reads: through the owners across nodes, their exchange made again. */
     read_sparse(fh, &made, &reused);
     CT_MPI(MPI_File_close(&fh));
+    read_sparse_rdonly(argv[1], node_procs);
 
     /* The file: the model, read with POSIX: step 133's values in both records. */
     if (ct_rank == 0) {
