@@ -140,7 +140,9 @@ struct edonio_open_tag {
     uint32_t pid;
     uint64_t name_hash; /* of the last component of the file name, each process its own */
     int32_t same_name;  /* after the exchange: every process's name_hash is rank 0's (0: no tag) */
-    int32_t pad;
+    int32_t stats_root; /* before the exchange: this process's rank if its EDONIO_STATS asks for the
+                         * close's report (ADIOI_EDONIO_Stats_wanted), else -1; after it: the
+                         * lowest such rank, which prints the report, or -1 (no report) */
 };
 
 /* Per-handle state of an open edonio file (fd->fs_ptr). */
@@ -257,6 +259,7 @@ int ADIOI_EDONIO_Hints_same_shape(const struct edonio_hints *a, const struct edo
 /* read_fill, write_through and write_back as they apply to the file open on fd_sys: each auto
  * decided by its file system. */
 void ADIOI_EDONIO_Hints_resolve(struct edonio_hints *h, int fd_sys);
+int ADIOI_EDONIO_Stats_wanted(void);
 void ADIOI_EDONIO_Stats_report(ADIO_File fd);
 void ADIOI_EDONIO_Stats_info(ADIO_File fd);
 void ADIOI_EDONIO_Refresh_info(MPI_File fh);

@@ -87,8 +87,11 @@ static struct outcome outcome_of(const struct record *all, int nprocs)
     struct outcome o = {-1, 0, 0, 1, all[0].tag};
 
     o.tag.same_name = 1;
+    o.tag.stats_root = -1;
     for (int r = 0; r < nprocs; r++) {
         o.tag.same_name &= all[r].tag.name_hash == all[0].tag.name_hash;
+        if (o.tag.stats_root < 0 && all[r].tag.stats_root >= 0)
+            o.tag.stats_root = r;
         o.sharing &= all[r].sharing != 0;
         if (o.failed < 0 && (all[r].peer.err != 0 || all[r].open_class != 0)) {
             o.failed = r;
@@ -228,6 +231,7 @@ static struct outcome attach(struct edonio_cache *c, MPI_Comm comm, int open_cla
     mine.cpus = ADIOI_EDONIO_Node_cpus(&mine.cpu_mask);
     const char *base = strrchr(c->filename, '/'); /* the shared-pointer file is named after it */
     mine.tag.name_hash = ADIOI_EDONIO_Node_hash_text(base ? base + 1 : c->filename);
+    mine.tag.stats_root = ADIOI_EDONIO_Stats_wanted() ? c->rank : -1;
     if (c->rank == 0) {
         mine.tag.random = (uint32_t)ADIOI_EDONIO_Node_random();
         mine.tag.pid = (uint32_t)getpid();

@@ -326,6 +326,7 @@ void ADIOI_EDONIO_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
             return;
         }
         ADIOI_EDONIO_Hints_defaults(&h->hints);
+        h->tag.stats_root = -1; /* no report until the open's exchange says (attach_cache) */
         fd->fs_ptr = h;
     }
     want = h->hints;

@@ -141,6 +141,7 @@ static int attach_cache(ADIO_File fd, struct edonio_handle *h, int open_code)
     if (nprocs == 1 && open_code == MPI_SUCCESS && found != NULL) { /* no one else to ask */
         found->refs++;
         h->cache = found;
+        h->tag.stats_root = ADIOI_EDONIO_Stats_wanted() ? 0 : -1;
     } else {
         int code = ADIOI_EDONIO_Cache_open(fd->comm, open_code, fd->fd_sys, fd->filename, writes,
                                            &h->hints, found, &h->cache, &h->tag);

@@ -62,24 +62,33 @@ static void memory(ADIO_File fd)
     }
 }
 
+/* Does this process's EDONIO_STATS ask for the report at close (set, neither empty nor "0")? */
+int ADIOI_EDONIO_Stats_wanted(void)
+{
+    const char *where = getenv("EDONIO_STATS");
+
+    return where != NULL && where[0] != '\0' && !(where[0] == '0' && where[1] == '\0');
+}
+
 /*
- * Collective over the handle's processes when EDONIO_STATS is set (the launcher gives every
- * process the same environment): the sums, printed by rank 0.
+ * Collective over the handle's processes when some process's EDONIO_STATS asks for the report:
+ * the sums, printed by the lowest such rank where its EDONIO_STATS says. The open's exchange of
+ * records told every process which rank that is (h->tag.stats_root), so a launcher that sets it
+ * for some processes only makes a report, not a close that waits for the others forever.
  */
 void ADIOI_EDONIO_Stats_report(ADIO_File fd)
 {
-    const char *where = getenv("EDONIO_STATS");
+    int root = edonio_handle(fd)->tag.stats_root, rank, nprocs;
     long long total[NSTATS];
-    int rank, nprocs;
 
-    if (where == NULL || where[0] == '\0' || (where[0] == '0' && where[1] == '\0'))
+    if (root < 0)
         return;
     memory(fd);
     MPI_Comm_rank(fd->comm, &rank);
     MPI_Comm_size(fd->comm, &nprocs);
-    MPI_Reduce(&edonio_handle(fd)->stats, total, NSTATS, MPI_LONG_LONG, MPI_SUM, 0, fd->comm);
-    if (rank == 0)
-        emit(where, fd->filename, nprocs, total);
+    MPI_Reduce(&edonio_handle(fd)->stats, total, NSTATS, MPI_LONG_LONG, MPI_SUM, root, fd->comm);
+    if (rank == root)
+        emit(getenv("EDONIO_STATS"), fd->filename, nprocs, total);
 }
 
 /* This process's counters into the file's info, for MPI_File_get_info. */

@@ -66,6 +66,33 @@ test_driver() {
     done
 }
 
+# EDONIO_STATS given to some processes only (a launcher's per-part environment): the close's
+# report comes from the lowest rank that has it, to its destination, summed over every process,
+# and no close waits for the processes without it (which hung before: a reduction only some
+# processes made). Rank 1 of 2, and ranks 1 and 2 of 3 with different destinations.
+test_stats_some() {
+    local name log stats np
+    for np in 2 3; do
+        name="edonio/stats-on-some-ranks np=$np"
+        log="$work/stats-some-$np.log"
+        stats="$data/stats-some-$np.txt"
+        rm -f "$stats" "$stats.other"
+        local parts=(-n 1 "$bin/t_driver" "$data/stats-$np" edonio : -n 1 -env EDONIO_STATS
+            "$stats" "$bin/t_driver" "$data/stats-$np" edonio)
+        [ "$np" -eq 3 ] && parts+=(: -n 1 -env EDONIO_STATS "$stats.other" "$bin/t_driver"
+            "$data/stats-$np" edonio)
+        run_mpi "$name" "$log" 1 "${force_edonio[@]}" -- "${parts[@]}"
+        local lines
+        lines=$(grep -c "^edonio: file=$data/stats-$np nprocs=$np " "$stats" 2>/dev/null || true)
+        if [ "$lines" = 1 ] && [ ! -e "$stats.other" ]; then
+            pass "$name: rank 1's report, of all $np processes"
+        else
+            fail "$name: rank 1's report, of all $np processes" \
+                "$lines lines for the file with nprocs=$np in $stats (expected 1)$([ -e "$stats.other" ] && echo "; rank 2 reported too")"
+        fi
+    done
+}
+
 # Two handles of one file in one process (PnetCDF's pattern) see each other's writes.
 test_handles() {
     local np
@@ -296,6 +323,7 @@ test_valgrind() {
 build
 test_symbols
 test_driver
+test_stats_some
 test_errors
 test_badinput
 test_handles
