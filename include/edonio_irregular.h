@@ -46,7 +46,8 @@ typedef struct edonio_ir_schedule_s *edonio_ir_schedule;
  *   edonio_ir_align        compressed chunks start at multiples of it in the file, default 4096
  *   edonio_ir_zstd_level   zstd level of edonio_ir_zwrite, default 3
  *   edonio_ir_shuffle      edonio_ir_zwrite byte-shuffles chunks of elements of several bytes
- *                          before compressing them, true (default) or false
+ *                          before compressing them, true (default) or false (also enable,
+ *                          disable, 1, 0, any case)
  * edonio_ir_schedule_get_info reports the effective values.
  */
 int edonio_ir_schedule_create(MPI_Comm comm, MPI_Offset global_count, MPI_Offset element_size,
@@ -86,7 +87,8 @@ int edonio_ir_switch(MPI_File fh, MPI_Offset disp, edonio_ir_schedule sched, con
  * index (format version EDONIO_IR_FORMAT_VERSION, doc/irregular.md). Elements no process
  * writes are zero. Reading decompresses only the chunks holding elements some process asks
  * for, and checks every chunk and the index: a corrupt or truncated file, or one of another
- * format version, is an error (MPI_ERR_IO; MPI_ERR_UNSUPPORTED_DATAREP for a later version),
+ * format version, is an error (MPI_ERR_IO; MPI_ERR_UNSUPPORTED_DATAREP for a version it does
+ * not read: 0, or after EDONIO_IR_FORMAT_VERSION),
  * never garbage. The schedule of a reader must describe the same array (global count, element
  * size, chunk size) as the file's: edonio_ir_zinquire reads them.
  */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h> /* strcasecmp */
 #include <zstd.h>
 #include "ir.h"
 
@@ -37,7 +38,8 @@ static long long info_int(MPI_Info info, const char *key, long long dflt, long l
     return v;
 }
 
-/* A boolean info value, "true" or "false", else the default. */
+/* A boolean info value as edonio's hints take them (true, enable or 1; false, disable or 0; any
+ * case), else the default. */
 static int info_bool(MPI_Info info, const char *key, int dflt)
 {
     char val[MPI_MAX_INFO_VAL + 1];
@@ -47,7 +49,11 @@ static int info_bool(MPI_Info info, const char *key, int dflt)
     MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
     if (!flag)
         return dflt;
-    return strcmp(val, "true") == 0 ? 1 : strcmp(val, "false") == 0 ? 0 : dflt;
+    if (!strcasecmp(val, "true") || !strcasecmp(val, "enable") || !strcmp(val, "1"))
+        return 1;
+    if (!strcasecmp(val, "false") || !strcasecmp(val, "disable") || !strcmp(val, "0"))
+        return 0;
+    return dflt;
 }
 
 static int check_indices(const char *call, MPI_Offset N, MPI_Offset n, const MPI_Offset *idx,

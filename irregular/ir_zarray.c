@@ -323,7 +323,9 @@ static void unshuffle(char *restrict out, const char *restrict in, size_t n, siz
     }
 }
 
-static int zbufs_get(edonio_ir_schedule s, zbufs *b, ir_status *st)
+/* The buffers of a compressed call; tbuf (a chunk's bytes shuffled) where shuffled may be true:
+ * zwrite's chunks are shuffled by its schedule's edonio_ir_shuffle, zread's by the file's flags. */
+static int zbufs_get(edonio_ir_schedule s, int shuffled, zbufs *b, ir_status *st)
 {
     MPI_Offset E = s->elem_size;
     b->zcap = ZSTD_compressBound((size_t)(s->chunk_elems * E));
@@ -331,8 +333,9 @@ static int zbufs_get(edonio_ir_schedule s, zbufs *b, ir_status *st)
     b->rbuf = malloc((size_t)(s->full->rmax * E + 1));
     b->cbuf = malloc((size_t)(s->chunk_elems * E));
     b->zbuf = malloc(b->zcap);
-    b->tbuf = E > 1 ? malloc((size_t)(s->chunk_elems * E)) : NULL;
-    if (!b->sbuf || !b->rbuf || !b->cbuf || !b->zbuf || (E > 1 && !b->tbuf))
+    shuffled = shuffled && E > 1;
+    b->tbuf = shuffled ? malloc((size_t)(s->chunk_elems * E)) : NULL;
+    if (!b->sbuf || !b->rbuf || !b->cbuf || !b->zbuf || (shuffled && !b->tbuf))
         return ir_fail(st, MPI_ERR_NO_MEM, "%s: no memory for a chunk of %lld bytes", st->call,
                        (long long)(s->chunk_elems * E));
     return MPI_SUCCESS;
@@ -411,7 +414,7 @@ int edonio_ir_zwrite(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, const v
         displs = malloc((size_t)P * sizeof *displs);
         all = malloc((size_t)s->chunks * ENTRY_SIZE + 1);
     }
-    if (zbufs_get(s, &b, &st) == MPI_SUCCESS &&
+    if (zbufs_get(s, s->shuffle, &b, &st) == MPI_SUCCESS &&
         (entries == NULL || sizes == NULL || cc == NULL ||
          (me == 0 && (counts == NULL || displs == NULL || all == NULL))))
         ir_fail(&st, MPI_ERR_NO_MEM, "%s: no memory for the compressor", call);
@@ -552,7 +555,7 @@ int edonio_ir_zread(MPI_File fh, MPI_Offset disp, edonio_ir_schedule s, void *bu
     size_t raw = (size_t)s->chunks * ENTRY_SIZE;
     if (me != 0)
         index = malloc(raw ? raw : 1);
-    if (zbufs_get(s, &b, &st) == MPI_SUCCESS && (dc == NULL || index == NULL))
+    if (zbufs_get(s, 1, &b, &st) == MPI_SUCCESS && (dc == NULL || index == NULL))
         ir_fail(&st, MPI_ERR_NO_MEM, "%s: no memory for the chunk index", call);
     if ((err = ir_agree_at(s->comm, &st, disp)) != MPI_SUCCESS)
         goto out;

@@ -372,7 +372,8 @@ test_plans() {
         if cmp -s "$data/plans-ufs" "$data/plans-2x2"; then
             pass "$name: the file is ufs's"
         else
-            fail "$name: the file is ufs's" "$(cmp "$data/plans-ufs" "$data/plans-2x2" 2>&1 | head -1)"
+            fail "$name: the file is ufs's" \
+                "$(cmp "$data/plans-ufs" "$data/plans-2x2" 2>&1 | head -1)"
         fi
     fi
     # the kept plans and exchanges under valgrind's memcheck, on 2 nodes (where exchanges are

@@ -18,6 +18,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <strings.h> /* strcasecmp */
 
 /* ---- a seeded generator (splitmix64): the same sequence on every process ---- */
 
@@ -314,12 +315,12 @@ static inline long long ir_want_chunk(long long e)
     return cs / e > 0 ? cs / e * e : e;
 }
 
-/* Whether the command line's edonio_ir_shuffle asks compressed chunks shuffled: "false" does not,
- * anything else (true, invalid, none) does. */
+/* Whether the command line's edonio_ir_shuffle asks compressed chunks shuffled: false, disable
+ * (any case) and 0 do not, anything else (true, invalid, none) does. */
 static inline int ir_want_shuffle(void)
 {
     const char *v = co_hint("edonio_ir_shuffle", "true");
-    return strcmp(v, "false") != 0;
+    return strcasecmp(v, "false") != 0 && strcasecmp(v, "disable") != 0 && strcmp(v, "0") != 0;
 }
 
 /* The effective chunk size and the other values get_info must report. */

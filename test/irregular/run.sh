@@ -22,12 +22,14 @@
 #                   within its chunks; test_pattern=scattered (the elements let go spread over the
 #                   whole array) and clustered (in one window, as a mesh repartition)
 #   t_ir_zarray     edonio_ir_zwrite, edonio_ir_zread, edonio_ir_zinquire of zeros, a smooth
-#                   double field (about 9:1), random bytes and an int32 ramp: the file format
-#                   byte for byte (header, index, checksummed frames at multiples of the
-#                   alignment, the level given), holes as zeros, the duplicate rule, compression
-#                   ratios, only the chunks asked for read; corrupt copies (a chunk's byte and
-#                   its checksum, the index, cut in the index, in a chunk, in the header and to
-#                   nothing, version 2, the magic, the chunk count, the element size) and
+#                   double field (about 10:1), random bytes, an int32 ramp and 1-byte text: the
+#                   file format (version 2) byte for byte (header, index, checksummed frames at
+#                   multiples of the alignment, the level given, chunks shuffled and flagged
+#                   where their elements have several bytes, unless edonio_ir_shuffle=false),
+#                   holes as zeros, the duplicate rule, compression ratios, only the chunks asked
+#                   for read; corrupt copies (a chunk's byte and its checksum, the index, cut in
+#                   the index, in a chunk, in the header and to nothing, version 3, version 1
+#                   (read where not shuffled), the magic, the chunk count, the element size) and
 #                   schedules of another array: the documented class on every rank, the message
 #                   naming the call and the cause; P writers and Q readers
 #   t_ir_badinput   bad input to every call: the class on every rank alike, the message naming

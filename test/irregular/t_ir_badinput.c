@@ -246,6 +246,8 @@ int main(int argc, char **argv)
         {"edonio_ir_shuffle", "false", 8, 0},
         {"edonio_ir_shuffle", "true", 8, 1},
         {"edonio_ir_shuffle", "no", 8, 1},
+        {"edonio_ir_shuffle", "DISABLE", 8, 0},
+        {"edonio_ir_shuffle", "0", 8, 0},
     };
     for (size_t i = 0; i < sizeof(infos) / sizeof(infos[0]); i++)
         info_case(infos[i].key, infos[i].value, infos[i].e, infos[i].key, infos[i].want);

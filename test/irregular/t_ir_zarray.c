@@ -2,22 +2,23 @@
  * edonio irregular test: chunked, zstd-compressed arrays (seed 002, section 4): edonio_ir_zwrite,
  * edonio_ir_zread and edonio_ir_zinquire, the file format (version 2), and corrupt files.
  *
- * Four kinds of data, each in a file FILE.KIND of test_n elements at test_disp (the bytes before
- * it a pattern rank 0 writes first, which must stay): zeros (8 bytes), a smooth field of doubles
- * (sin quantized to 1/4096: about 10:1), random bytes (13-byte elements: incompressible) and an
- * int32 ramp. The writers hold a random distribution: holes (3 in 100 elements, and a run of a
- * seventh of the array, a whole chunk or more) that must read as zeros, duplicates across ranks
- * and within a rank whose losing copies (not the lowest rank's, not its last) hold other
- * values; at 3 or more writers rank 1 holds nothing. After the zwrite and the close, rank 0
- * reads the file with POSIX: the header (magic, version 2, sizes, chunk count, index and data
- * offsets, the alignment, zstd, the level given, the end, zero reserved bytes; the file ends
- * there), the index (one zstd frame with a checksum of chunk_count 48-byte entries: ids,
- * offsets at multiples of the alignment, not overlapping, before the index, lengths, first
- * elements, zstd, flag 1 where edonio_ir_shuffle is not false, else 0), and every chunk (one
- * frame with a checksum, of its length, whose contents, unshuffled where flagged, are the
- * model's); the compression ratio of each kind (zeros at least 100:1, the smooth field at least
- * 5:1, the ramp 5:1 shuffled and 1.3:1 not, random bytes besides the holes not at all, within
- * zstd's bound); the write's statistics (the chunks, the index and the header, nothing else).
+ * Five kinds of data, each in a file FILE.KIND of test_n elements at test_disp (the bytes before it
+ * a pattern rank 0 writes first, which must stay): zeros (8 bytes), a smooth field of doubles (sin
+ * quantized to 1/4096: about 10:1), random bytes (13-byte elements: incompressible), an int32 ramp
+ * and text (1-byte elements, which are never shuffled: flag 0). The writers hold a random
+ * distribution: holes (3 in 100 elements, and a run of a seventh of the array, a whole chunk or
+ * more) that must read as zeros, duplicates across ranks and within a rank whose losing copies (not
+ * the lowest rank's, not its last) hold other values; at 3 or more writers rank 1 holds nothing.
+ * After the zwrite and the close, rank 0 reads the file with POSIX: the header (magic, version 2,
+ * sizes, chunk count, index and data offsets, the alignment, zstd, the level given, the end, zero
+ * reserved bytes; the file ends there), the index (one zstd frame with a checksum of chunk_count
+ * 48-byte entries: ids, offsets at multiples of the alignment, not overlapping, before the index,
+ * lengths, first elements, zstd, flag 1 for elements of several bytes where edonio_ir_shuffle is
+ * not false, else 0), and every chunk (one frame with a checksum, of its length, whose contents,
+ * unshuffled where flagged, are the model's); the compression ratio of each kind (zeros at least
+ * 100:1, the smooth field at least 5:1, the ramp 5:1 shuffled and 1.3:1 not, the text 3:1, random
+ * bytes besides the holes not at all, within zstd's bound); the write's statistics (the chunks, the
+ * index and the header, nothing else).
  *
  * The readers (another run with test_phase=read, any process count, or the same run with
  * test_phase=all): edonio_ir_zinquire on every rank; a random distribution over the whole
@@ -39,7 +40,7 @@
  *
  *   t_ir_zarray FILE [edonio_ir_chunk_size=N edonio_ir_align=N edonio_ir_zstd_level=N]
  *               [test_seed=N] [test_n=N] [test_disp=N] [test_phase=all|write|read]
- *               [test_kinds=zeros,smooth,random,ramp] [test_corrupt=0|1]
+ *               [test_kinds=zeros,smooth,random,ramp,text] [test_corrupt=0|1]
  *               [edonio_ir_shuffle=true|false] [test_fs=edonio|ufs]
  */
 #include "ir_test.h"
@@ -51,9 +52,9 @@
 #define HDR   128
 #define ENTRY 48
 
-enum { ZEROS, SMOOTH, RANDOM, RAMP, NKINDS };
-static const char *kind_name[NKINDS] = {"zeros", "smooth", "random", "ramp"};
-static const long long kind_esize[NKINDS] = {8, 8, 13, 4};
+enum { ZEROS, SMOOTH, RANDOM, RAMP, TEXT, NKINDS };
+static const char *kind_name[NKINDS] = {"zeros", "smooth", "random", "ramp", "text"};
+static const long long kind_esize[NKINDS] = {8, 8, 13, 4, 1};
 
 static uint64_t seed;
 static long long N, disp;
@@ -75,10 +76,13 @@ static void value(int kind, long long g, unsigned char *out)
             for (long long j = 0; j < e; j++)
                 out[j] = ir_byte(seed, 21, (uint64_t)g, j);
             break;
-        default: {
+        case RAMP: {
             int32_t v = (int32_t)g;
             memcpy(out, &v, 4);
+            break;
         }
+        default: /* TEXT: letters in runs of 7 (1-byte elements: never shuffled) */
+            out[0] = (unsigned char)('a' + g / 7 % 26);
     }
 }
 
@@ -323,7 +327,7 @@ static int check_format(const char *name, int kind, layout *lay, const char *wha
         double ratio = (double)(N * e) / (double)zsum;
         /* shuffled, the ramp's high bytes are runs: 29:1 in 64 KiB chunks, 8.9:1 in 4,000 B
          * (2:1 not) */
-        const double least[NKINDS] = {100, 5, 0, ir_want_shuffle() ? 5 : 1.3};
+        const double least[NKINDS] = {100, 5, 0, ir_want_shuffle() ? 5 : 1.3, 3};
         fprintf(stderr, "rank 0: %s: %lld chunks, %lld bytes in %lld compressed: %.2f:1\n", what,
                 chunks, N * e, zsum, ratio);
         CT_CHECK(ratio >= least[kind], "%s: compression %.2f:1, expected at least %.1f:1", what,
@@ -731,7 +735,8 @@ int main(int argc, char **argv)
     seed = (uint64_t)ct_opt_ll("seed", 1);
     N = ct_opt_ll("n", 65536);
     disp = ct_opt_ll("disp", 0);
-    const char *phase = ct_opt("phase", "all"), *list = ct_opt("kinds", "zeros,smooth,random,ramp");
+    const char *phase = ct_opt("phase", "all"),
+               *list = ct_opt("kinds", "zeros,smooth,random,ramp,text");
     int corrupt = (int)ct_opt_ll("corrupt", 1);
     int kinds[NKINDS], nk = 0;
 
