@@ -17,18 +17,22 @@
 #define IR_ALIGN_MAX      1073741824
 #define IR_ZLEVEL_DEFAULT 3
 
+/* key's value in info, into val (MPI_MAX_INFO_VAL + 1 bytes): 0 when absent. */
+static int info_value(MPI_Info info, const char *key, char *val)
+{
+    int flag = 0;
+    if (info != MPI_INFO_NULL)
+        MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
+    return flag;
+}
+
 /* An integer info value in [lo, hi], else the default. */
 static long long info_int(MPI_Info info, const char *key, long long dflt, long long lo,
                           long long hi)
 {
-    char val[MPI_MAX_INFO_VAL + 1];
-    int flag = 0;
-    if (info == MPI_INFO_NULL)
+    char val[MPI_MAX_INFO_VAL + 1], *end;
+    if (!info_value(info, key, val))
         return dflt;
-    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
-    if (!flag)
-        return dflt;
-    char *end;
     errno = 0;
     long long v = strtoll(val, &end, 10);
     while (*end == ' ')
@@ -43,11 +47,7 @@ static long long info_int(MPI_Info info, const char *key, long long dflt, long l
 static int info_bool(MPI_Info info, const char *key, int dflt)
 {
     char val[MPI_MAX_INFO_VAL + 1];
-    int flag = 0;
-    if (info == MPI_INFO_NULL)
-        return dflt;
-    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag);
-    if (!flag)
+    if (!info_value(info, key, val))
         return dflt;
     if (!strcasecmp(val, "true") || !strcasecmp(val, "enable") || !strcmp(val, "1"))
         return 1;
