@@ -74,6 +74,7 @@ typedef struct ir_status {
 int ir_fail(ir_status *st, int errclass, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int ir_agree(MPI_Comm comm, ir_status *st);
+int ir_agree_barrier(MPI_Comm comm, ir_status *st);
 int ir_agree_at(MPI_Comm comm, ir_status *st, MPI_Offset disp);
 int ir_error_code(int errclass, const char *msg);
 int ir_check_sched(edonio_ir_schedule s, const char *call, ir_status *st);

@@ -105,30 +105,61 @@ int ir_agree_at(MPI_Comm comm, ir_status *st, MPI_Offset disp)
     return ir_agree(comm, st);
 }
 
-int ir_agree(MPI_Comm comm, ir_status *st)
+/* The agreement's end: rc the reduction's outcome, first the lowest failing rank (size: none). */
+static int agreed(MPI_Comm comm, ir_status *st, int rc, int first)
 {
-    int rank, size, mine, first;
+    int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    mine = st->errclass != MPI_SUCCESS ? rank : size;
-    if (ir_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
+    if (rc != MPI_SUCCESS) {
         ir_fail(st, MPI_ERR_OTHER, "%s: the agreement on the outcome failed", st->call);
         return ir_error_code(st->errclass, st->msg);
     }
     if (first == size)
         return MPI_SUCCESS;
-    ir_status agreed;
+    ir_status got;
     if (rank == first)
-        agreed = *st;
-    MPI_Bcast(&agreed, (int)sizeof agreed, MPI_BYTE, first, comm);
-    agreed.msg[sizeof agreed.msg - 1] = '\0';
+        got = *st;
+    MPI_Bcast(&got, (int)sizeof got, MPI_BYTE, first, comm);
+    got.msg[sizeof got.msg - 1] = '\0';
     if (rank != first) {
-        size_t len = strlen(agreed.msg);
-        snprintf(agreed.msg + len, sizeof agreed.msg - len, " (on rank %d)", first);
+        size_t len = strlen(got.msg);
+        snprintf(got.msg + len, sizeof got.msg - len, " (on rank %d)", first);
     }
-    agreed.call = st->call; /* a pointer of the first failing process's */
-    *st = agreed;
+    got.call = st->call; /* a pointer of the first failing process's */
+    *st = got;
     return ir_error_code(st->errclass, st->msg);
+}
+
+/* This process's contribution to an agreement: its rank if it failed, else the size. */
+static int failing(MPI_Comm comm, const ir_status *st)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    return st->errclass != MPI_SUCCESS ? rank : size;
+}
+
+int ir_agree(MPI_Comm comm, ir_status *st)
+{
+    int mine = failing(comm, st), first = mine;
+    int rc = ir_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    return agreed(comm, st, rc, first);
+}
+
+/* ir_agree and an MPI_Barrier at once: the reduction runs while the barrier waits, so that
+ * processes that crowd their processors wait for both once. Every process makes the two
+ * collectives in the same order; the barrier is edonio's hand-over of the writes where its
+ * library is loaded. */
+int ir_agree_barrier(MPI_Comm comm, ir_status *st)
+{
+    int mine = failing(comm, st), first = mine;
+    MPI_Request req;
+    int rc = MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &req);
+    MPI_Barrier(comm);
+    if (rc == MPI_SUCCESS)
+        rc = ir_waitall(1, &req);
+    return agreed(comm, st, rc, first);
 }
 
 int ir_check_sched(edonio_ir_schedule s, const char *call, ir_status *st)

@@ -207,15 +207,13 @@ failed:
     return err;
 }
 
-/* The end of a call that wrote: the outcome agreed, then a barrier, so that every process of
+/* The end of a call that wrote: the outcome agreed, and a barrier, so that every process of
  * the schedule sees what the call wrote when it returns, as on a POSIX file system (MPI-IO
  * alone asks sync-barrier-sync; edonio takes a barrier over the file's processes as the
- * hand-over of what they wrote, doc/user-guide.md). */
+ * hand-over of what they wrote, doc/user-guide.md). The two wait together (ir_agree_barrier). */
 int ir_written(edonio_ir_schedule s, ir_status *st)
 {
-    int err = ir_agree(s->comm, st);
-    MPI_Barrier(s->comm);
-    return err;
+    return ir_agree_barrier(s->comm, st);
 }
 
 int ir_ensure_full(edonio_ir_schedule s, ir_status *st)
