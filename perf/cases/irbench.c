@@ -33,9 +33,9 @@
  * the next. RESULT t_write = zwrite, t_read = zread; the ratio is the array's bytes over the
  * bytes zwrite wrote (chunks, index and header).
  *
- * Every call is timed alone: a barrier, the call, the slowest rank's time; one round untimed
- * first (a schedule's route is built at its first call), then REPS rounds (default 5), and the
- * median. RESULT carries the figures perf/run puts in results.csv (with edonio's own file
+ * Every call is timed alone: a barrier, the call, the slowest rank's time (a reduction that yields
+ * the processor while it waits: slowest()); one round untimed first (a schedule's route is built
+ * at its first call), then REPS rounds (default 5), and the median. RESULT carries the figures perf/run puts in results.csv (with edonio's own file
  * operations, its romio_edonio_stats_fs_* info keys read before the close, summed over the
  * ranks); a line "IRREGULAR case=... fs=LABEL key=value ..." every median, the ratios the issue
  * names, and the bytes and file operations of each path per call from edonio_ir_schedule_stats,
@@ -45,6 +45,7 @@
 
 #include <math.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,14 +115,34 @@ static double median(double *t, int k)
     return k % 2 ? t[k / 2] : (t[k / 2 - 1] + t[k / 2]) / 2;
 }
 
+/*
+ * The slowest rank's time, a reduction that gives the processor away while it waits, as the
+ * library's own waits do. With more ranks than processors (4 on this project's 2 cores) MPICH's
+ * blocking MPI_Allreduce busy-polls: the ranks that leave a timed call first took the processors
+ * from the ones still finishing it, whose time then grew by a scheduler tick (about 4 ms, most of
+ * a 4-rank switch's 8-10 ms), an effect of the timing itself.
+ */
+static double slowest(double t)
+{
+    double max = t;
+    MPI_Request req;
+    int done = 0;
+    MPI_Iallreduce(&t, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &req);
+    for (int polls = 1; !done; polls++) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done && polls % 8 == 0)
+            sched_yield();
+    }
+    return max;
+}
+
 /* One call timed alone: barrier, call, the slowest rank's time. */
 #define TIMED(out, call)                                                                           \
     do {                                                                                           \
         MPI_Barrier(MPI_COMM_WORLD);                                                               \
         double t0_ = MPI_Wtime();                                                                  \
         call;                                                                                      \
-        double t_ = MPI_Wtime() - t0_;                                                             \
-        MPI_Allreduce(&t_, &(out), 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);                        \
+        (out) = slowest(MPI_Wtime() - t0_);                                                        \
     } while (0)
 
 static void fill(double *buf, const MPI_Offset *idx, MPI_Offset n, double tag)
@@ -352,7 +373,7 @@ int main(int argc, char **argv)
         MPI_Offset z0 = (8 * N + 4095) / 4096 * 4096; /* the compressed array after the plain */
         fill(b1, i1, n1, 0);
         for (int r = -1; r < reps; r++) {
-            double t[4];
+            double t[4] = {0, 0, 0, 0};
             edonio_ir_stats a;
             int zfirst = r % 2 != 0; /* the plain call first in even rounds */
             for (int i = 0; i < 2; i++) {
