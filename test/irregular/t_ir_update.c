@@ -25,11 +25,11 @@
  * value (the switch wrote no kept element). The switch's statistics (the new schedule's, made by
  * the switch alone): over all ranks at least the released elements' bytes written and the new
  * elements' bytes read, and (clustered) all in all at most half of what a full write of the
- * old loop's elements and a full read of the new loop's would move; on each rank, chunk c's handler (rank
- * c % P) writes at least the released elements of its chunks and at most those chunks' bytes,
- * and reads at least the new elements of its chunks and at most the bytes of its chunks holding
- * new or (a read-modify-write) released elements, once. After the final write and the close: the file
- * is the model's, byte for byte.
+ * old loop's elements and a full read of the new loop's would move; on each rank, chunk c's
+ * handler (rank c % P) writes at least the released elements of its chunks and at most those
+ * chunks' bytes, and reads at least the new elements of its chunks and at most the bytes of its
+ * chunks holding new or (a read-modify-write) released elements, once. After the final write and
+ * the close: the file is the model's, byte for byte.
  *
  *   t_ir_update FILE [edonio_ir_chunk_size=N ...] [test_seed=N] [test_n=N] [test_esize=N]
  *               [test_disp=N] [test_loops=N] [test_pattern=scattered|clustered]
@@ -148,7 +148,8 @@ static void free_loop(ir_list *w, int P)
 }
 
 /* The chunks this rank handles: the bytes of the elements marked in a (lower bound of what it
- * moves) and the bytes of the chunks that hold any (upper bound: sieving moves a chunk's extent). */
+ * moves) and the bytes of the chunks that hold any (upper bound: sieving moves a chunk's
+ * extent). */
 static void handled(const unsigned char *a, long long ce, long long *lo, long long *hi)
 {
     long long chunks = (N + ce - 1) / ce;
