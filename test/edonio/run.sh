@@ -77,8 +77,9 @@ test_stats_some() {
         log="$work/stats-some-$np.log"
         stats="$data/stats-some-$np.txt"
         rm -f "$stats" "$stats.other"
-        local parts=(-n 1 "$bin/t_driver" "$data/stats-$np" edonio : -n 1 -env EDONIO_STATS
-            "$stats" "$bin/t_driver" "$data/stats-$np" edonio)
+        # run_mpi gives the first part its -n 1
+        local parts=("$bin/t_driver" "$data/stats-$np" edonio : -n 1 -env EDONIO_STATS "$stats"
+            "$bin/t_driver" "$data/stats-$np" edonio)
         [ "$np" -eq 3 ] && parts+=(: -n 1 -env EDONIO_STATS "$stats.other" "$bin/t_driver"
             "$data/stats-$np" edonio)
         run_mpi "$name" "$log" 1 "${force_edonio[@]}" -- "${parts[@]}"
